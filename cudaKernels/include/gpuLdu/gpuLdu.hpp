@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gpuLduSolvers core: the plain C++ interface between the OpenFOAM layer (src/) and the
+// algorithms (cudaKernels/src). No Thrust, CUDA or OpenFOAM types cross this boundary.
+
+#ifndef GPULDU_GPULDU_HPP
+#define GPULDU_GPULDU_HPP
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuLdu
+{
+
+//- Every failure of the core (bad input, CUDA error) is thrown as this; the OpenFOAM layer turns
+//  it into a FatalError.
+class Error : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+//- Where the algorithms run: the same source compiled for the host (Thrust CPP system) or for
+//  an NVIDIA GPU (Thrust CUDA system plus hand-written kernels).
+enum class Executor
+{
+    cpu,
+    gpu
+};
+
+enum class Preconditioner
+{
+    none,
+    diagonal,
+    DIC
+};
+
+//- OpenFOAM's lduAddressing, borrowed: lower[f] < upper[f], faces in upper-triangular order
+//  (sorted by lower, then upper), as every OpenFOAM mesh guarantees.
+struct LduAddressingView
+{
+    int nCells = 0;
+    int nFaces = 0;
+    const int* lower = nullptr;
+    const int* upper = nullptr;
+};
+
+//- The controls of lduMatrix::solver, with OpenFOAM's meaning.
+struct SolverControls
+{
+    int maxIter = 1000;
+    int minIter = 0;
+    double tolerance = 1e-6;
+    double relTol = 0;
+};
+
+//- What a solve reports; mirrors OpenFOAM's SolverPerformance.
+struct SolveResult
+{
+    double initialResidual = 0;
+    double finalResidual = 0;
+    int nIterations = 0;
+    bool converged = false;
+    //- True when the loop stopped on OpenFOAM's singularity test.
+    bool singular = false;
+    //- True when a residual became NaN or infinite (the solve stopped there).
+    bool nonFinite = false;
+};
+
+//- What the solver needs from the world outside one processor's matrix: global reductions and
+//  the coupled-interface (cyclic, processor, ...) contributions to A*x. The default is a serial
+//  matrix without interfaces.
+class Coupling
+{
+public:
+    virtual ~Coupling() = default;
+
+    //- Global sum over all ranks of a processor-local partial sum (OpenFOAM's reduce).
+    virtual double sum(double local) const
+    {
+        return local;
+    }
+
+    //- Given x at the interface cells (in the order of LduSystem::setInterfaces), return in
+    //  result the interface contribution to (A x) at the same cells.
+    virtual void interfaceProduct(const double* xAtCells, double* result) const
+    {
+        (void)xAtCells;
+        (void)result;
+    }
+};
+
+//- A linear system on one LDU addressing, on one executor. Everything that depends only on the
+//  addressing (CSR pattern, LDU->CSR permutation, level schedules, buffers) is built once by
+//  makeLduSystem; each solve then uploads values only.
+class LduSystem
+{
+public:
+    virtual ~LduSystem() = default;
+
+    virtual Executor executor() const = 0;
+    virtual int nCells() const = 0;
+    virtual int nFaces() const = 0;
+
+    //- Upload the matrix values. lower == nullptr means symmetric (lower = upper).
+    virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
+
+    //- The cells whose (A x) gets coupled-interface contributions, and for each of them the
+    //  correction to the row sum (OpenFOAM's sumA: minus the interface coefficients).
+    virtual void setInterfaces(
+        const std::vector<int>& cells,
+        const std::vector<double>& sumACorrection
+    ) = 0;
+
+    //- Preconditioned conjugate gradients, the exact loop of OpenFOAM's PCG: psi is the
+    //  initial guess on entry and the solution on exit.
+    virtual SolveResult solvePCG(
+        double* psi,
+        const double* source,
+        const SolverControls& controls,
+        Preconditioner preconditioner,
+        const Coupling& coupling
+    ) = 0;
+};
+
+//- Build the system for an addressing on an executor. Throws Error for invalid addressing, for
+//  executor gpu in a build without CUDA, or when no CUDA device is usable.
+std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingView& addr);
+
+//- Whether this build contains the GPU backend.
+bool builtWithCuda();
+
+//- An empty string if a CUDA device is usable, else the reason it is not.
+std::string gpuUnavailableReason();
+
+} // namespace gpuLdu
+
+#endif

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The algorithms compiled for the host (Thrust CPP system).
+
+#include "LduSystemImpl.hpp"
+
+namespace gpuLdu
+{
+
+std::unique_ptr<LduSystem> makeCpuSystem(const LduAddressingView& addr)
+{
+    return std::make_unique<LduSystemImpl<CpuBackend>>(addr);
+}
+
+} // namespace gpuLdu

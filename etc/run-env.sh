@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# To be sourced (bash): the environment for running OpenFOAM v1912 binaries with the plugin.
+# Keeps an existing WM_PROJECT_DIR that has etc/controlDict (e.g. a packed runtime in /tmp/ofrt),
+# otherwise uses Debian's /usr/share/openfoam; puts <repo>/platforms/lib on LD_LIBRARY_PATH.
+
+GPULDU_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export GPULDU_ROOT
+
+if [ -z "${WM_PROJECT_DIR:-}" ] || [ ! -f "$WM_PROJECT_DIR/etc/controlDict" ]; then
+    export WM_PROJECT_DIR=/usr/share/openfoam
+fi
+
+case ":${LD_LIBRARY_PATH:-}:" in
+    *":$GPULDU_ROOT/platforms/lib:"*) ;;
+    *) export LD_LIBRARY_PATH=$GPULDU_ROOT/platforms/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ;;
+esac

@@ -1,0 +1,62 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+\*---------------------------------------------------------------------------*/
+
+#include "gpuLduCache.H"
+
+namespace Foam
+{
+    defineTypeNameAndDebug(gpuLduCache, 0);
+}
+
+
+Foam::gpuLduCache::gpuLduCache(const fvMesh& mesh)
+:
+    MeshObject<fvMesh, TopologicalMeshObject, gpuLduCache>(mesh),
+    addr_(nullptr)
+{}
+
+
+gpuLdu::LduSystem& Foam::gpuLduCache::system
+(
+    gpuLdu::Executor executor,
+    const lduAddressing& addr
+)
+{
+    const label nFaces = addr.lowerAddr().size();
+
+    // A different addressing object (or size) means the topology changed
+    // without the mesh clearing us: start again
+    if
+    (
+        addr_ != &addr
+     || (systems_[0] && systems_[0]->nFaces() != nFaces)
+     || (systems_[1] && systems_[1]->nFaces() != nFaces)
+    )
+    {
+        systems_[0].reset();
+        systems_[1].reset();
+        addr_ = &addr;
+    }
+
+    std::unique_ptr<gpuLdu::LduSystem>& sys = systems_[int(executor)];
+    if (!sys || sys->nCells() != addr.size())
+    {
+        gpuLdu::LduAddressingView view;
+        view.nCells = addr.size();
+        view.nFaces = nFaces;
+        view.lower = addr.lowerAddr().cdata();
+        view.upper = addr.upperAddr().cdata();
+        sys = gpuLdu::makeLduSystem(executor, view);
+
+        if (debug)
+        {
+            Info<< "gpuLduCache: built the "
+                << (executor == gpuLdu::Executor::gpu ? "gpu" : "cpu")
+                << " system for " << addr.size() << " cells, "
+                << nFaces << " faces" << endl;
+        }
+    }
+    return *sys;
+}

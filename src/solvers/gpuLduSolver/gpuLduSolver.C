@@ -1,0 +1,190 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+\*---------------------------------------------------------------------------*/
+
+#include "gpuLduSolver.H"
+#include "gpuLduCache.H"
+#include "fvMesh.H"
+
+#include <cmath>
+
+// * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
+
+void Foam::gpuLduSolver::readExecutor()
+{
+    const word name = controlDict_.lookupOrDefault<word>("executor", "gpu");
+
+    if (name == "cpu")
+    {
+        executor_ = gpuLdu::Executor::cpu;
+    }
+    else if (name == "gpu")
+    {
+        executor_ = gpuLdu::Executor::gpu;
+
+        const std::string reason = gpuLdu::gpuUnavailableReason();
+        if (!reason.empty())
+        {
+            FatalErrorInFunction
+                << "executor gpu selected for field " << fieldName_
+                << " (solver " << type() << "), but " << reason.c_str()
+                << nl << "Use 'executor cpu;' in its solver dictionary"
+                << " to run the same algorithms on the host."
+                << exit(FatalError);
+        }
+    }
+    else
+    {
+        FatalIOErrorInFunction(controlDict_)
+            << "Unknown executor " << name << " for field " << fieldName_
+            << " (solver " << type() << ")" << nl << nl
+            << "Valid executors :" << nl << wordList({"cpu", "gpu"})
+            << exit(FatalIOError);
+    }
+}
+
+
+// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
+
+gpuLdu::LduSystem& Foam::gpuLduSolver::system() const
+{
+    const fvMesh* meshPtr = dynamic_cast<const fvMesh*>(&matrix_.mesh());
+    if (!meshPtr)
+    {
+        FatalErrorInFunction
+            << type() << " solves matrices of finite-volume meshes only;"
+            << " field " << fieldName_ << " is not on one"
+            << exit(FatalError);
+    }
+
+    // The cache is logically mutable state of the mesh
+    gpuLduCache& cache =
+        const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
+
+    return cache.system(executor_, matrix_.lduAddr());
+}
+
+
+gpuLdu::SolverControls Foam::gpuLduSolver::controls() const
+{
+    gpuLdu::SolverControls c;
+    c.maxIter = maxIter_;
+    c.minIter = minIter_;
+    c.tolerance = tolerance_;
+    c.relTol = relTol_;
+    return c;
+}
+
+
+gpuLdu::Preconditioner Foam::gpuLduSolver::preconditionerType
+(
+    const word& name,
+    const wordList& valid
+) const
+{
+    if (valid.found(name))
+    {
+        if (name == "DIC" || name == "FDIC")
+        {
+            // FDIC only caches rD*upper: the same arithmetic as DIC
+            return gpuLdu::Preconditioner::DIC;
+        }
+        if (name == "diagonal")
+        {
+            return gpuLdu::Preconditioner::diagonal;
+        }
+        if (name == "none")
+        {
+            return gpuLdu::Preconditioner::none;
+        }
+    }
+
+    FatalIOErrorInFunction(controlDict_)
+        << "Unknown preconditioner " << name << " for field " << fieldName_
+        << " (solver " << type() << ")" << nl << nl
+        << "Valid preconditioners :" << nl << valid
+        << exit(FatalIOError);
+
+    return gpuLdu::Preconditioner::none;
+}
+
+
+Foam::solverPerformance Foam::gpuLduSolver::performance
+(
+    const word& solverName,
+    const gpuLdu::SolveResult& r
+) const
+{
+    if (r.nonFinite)
+    {
+        const scalar bad =
+            std::isfinite(r.initialResidual)
+          ? r.finalResidual
+          : r.initialResidual;
+
+        FatalErrorInFunction
+            << "Solving for " << fieldName_ << " with " << solverName
+            << ": the residual became " << bad << " at iteration "
+            << r.nIterations << nl
+            << "The matrix or source is not finite, or the solution diverged."
+            << exit(FatalError);
+    }
+
+    return solverPerformance
+    (
+        solverName,
+        fieldName_,
+        r.initialResidual,
+        r.finalResidual,
+        r.nIterations,
+        r.converged,
+        r.singular
+    );
+}
+
+
+void Foam::gpuLduSolver::fatal(const std::exception& e) const
+{
+    FatalErrorInFunction
+        << "Solving for " << fieldName_ << " with " << type() << " failed: "
+        << e.what() << exit(FatalError);
+
+    std::abort();
+}
+
+
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
+
+Foam::gpuLduSolver::gpuLduSolver
+(
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    lduMatrix::solver
+    (
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    ),
+    executor_(gpuLdu::Executor::gpu)
+{
+    readExecutor();
+}
+
+
+// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+
+void Foam::gpuLduSolver::read(const dictionary& solverControls)
+{
+    lduMatrix::solver::read(solverControls);
+    readExecutor();
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Level schedules: every row once, dependencies on earlier levels only, levels minimal.
+
+#include "testSupport.hpp"
+
+#include <algorithm>
+
+namespace gpuLdu::test
+{
+
+//- Checks a schedule of the graph whose edges are (from -> to): to depends on from.
+void checkSchedule(const HostLevelSchedule& s, int n, const std::vector<std::pair<int, int>>& edges)
+{
+    ASSERT_EQ(int(s.rows.size()), n);
+    std::vector<int> level(n, -1);
+    for (int l = 0; l < s.nLevels(); ++l)
+    {
+        ASSERT_LT(s.levelStart[l], s.levelStart[l + 1]) << "empty level " << l;
+        for (int k = s.levelStart[l]; k < s.levelStart[l + 1]; ++k)
+        {
+            ASSERT_EQ(level[s.rows[k]], -1) << "row listed twice";
+            level[s.rows[k]] = l;
+        }
+    }
+    for (const auto& [from, to] : edges)
+    {
+        EXPECT_LT(level[from], level[to]);
+    }
+    // minimal: a row on level l > 0 has a dependency on level l-1
+    std::vector<int> deepest(n, -1);
+    for (const auto& [from, to] : edges)
+    {
+        deepest[to] = std::max(deepest[to], level[from]);
+    }
+    for (int i = 0; i < n; ++i)
+    {
+        EXPECT_EQ(level[i], deepest[i] + 1) << "row " << i;
+    }
+}
+
+TEST(LevelSchedule, LowerAndUpperOfPoissonAreValidAndMinimal)
+{
+    const LduProblem p = poisson3D(7, 6, 5, 4);
+    std::vector<std::pair<int, int>> lowerEdges;
+    std::vector<std::pair<int, int>> upperEdges;
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        lowerEdges.push_back({p.lower[f], p.upper[f]});
+        upperEdges.push_back({p.upper[f], p.lower[f]});
+    }
+    const HostLevelSchedule lower = lowerLevelSchedule(p.addressing());
+    const HostLevelSchedule upper = upperLevelSchedule(p.addressing());
+    checkSchedule(lower, p.nCells, lowerEdges);
+    checkSchedule(upper, p.nCells, upperEdges);
+    // a lexicographic nx*ny*nz grid has (nx-1)+(ny-1)+(nz-1)+1 levels
+    EXPECT_EQ(lower.nLevels(), 6 + 5 + 4 + 1);
+    EXPECT_EQ(upper.nLevels(), 6 + 5 + 4 + 1);
+}
+
+TEST(LevelSchedule, MatrixMarketGraph)
+{
+    const LduProblem p = readMatrixMarket(dataFile("1138_bus.mtx.gz"));
+    std::vector<std::pair<int, int>> edges;
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        edges.push_back({p.lower[f], p.upper[f]});
+    }
+    checkSchedule(lowerLevelSchedule(p.addressing()), p.nCells, edges);
+}
+
+TEST(LevelSchedule, RowsWithinALevelAscend)
+{
+    const HostLevelSchedule s = sortByLevel({2, 0, 1, 0, 2, 1});
+    EXPECT_EQ(s.rows, (std::vector<int>{1, 3, 2, 5, 0, 4}));
+    EXPECT_EQ(s.levelStart, (std::vector<int>{0, 2, 4, 6}));
+}
+
+} // namespace gpuLdu::test

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PCG against OpenFOAM's loop (reference): iterations, residuals, solution; and the solution
+// actually solves the system.
+
+#include "testSupport.hpp"
+
+namespace gpuLdu::test
+{
+
+template<class B>
+class PcgTest : public ::testing::Test {};
+TYPED_TEST_SUITE(PcgTest, Backends);
+
+struct Case
+{
+    std::string name;
+    LduProblem problem;
+    SolverControls controls;
+};
+
+std::vector<Case> cases()
+{
+    SolverControls tight;
+    tight.tolerance = 1e-10;
+    SolverControls rel;
+    rel.tolerance = 1e-12;
+    rel.relTol = 1e-3;
+    SolverControls minIter;
+    minIter.tolerance = 1e3;
+    minIter.minIter = 4;
+    SolverControls capped;
+    capped.tolerance = 0;
+    capped.maxIter = 7;
+    return {
+        {"poisson 20x18x16", poisson3D(20, 18, 16, 11), tight},
+        {"pressure-sign poisson 15^3", poisson3D(15, 15, 15, 12, -1), rel},
+        {"periodic poisson 12x10x8", poisson3D(12, 10, 8, 13, -1, true), tight},
+        {"minIter", poisson3D(8, 8, 8, 14), minIter},
+        {"maxIter", poisson3D(8, 8, 8, 15), capped},
+        {"nos4", readMatrixMarket(dataFile("nos4.mtx.gz")), tight},
+        {"gr_30_30", readMatrixMarket(dataFile("gr_30_30.mtx.gz")), tight},
+        {"1138_bus", readMatrixMarket(dataFile("1138_bus.mtx.gz")), tight},
+        {"bcsstk14", readMatrixMarket(dataFile("bcsstk14.mtx.gz")), rel},
+        {"sherman1", readMatrixMarket(dataFile("sherman1.mtx.gz")), tight},
+        {"openfoam elbow p", readMatrixMarket(dataFile("openfoam_elbow_p0.mtx.gz")), rel},
+    };
+}
+
+template<class B>
+SolveResult solve(const LduProblem& p, std::vector<double>& psi, const std::vector<double>& b,
+                  const SolverControls& c, Preconditioner type)
+{
+    ProblemCoupling coupling(p);
+    LduSystemImpl<B> sys(p.addressing());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
+    sys.setInterfaces(coupling.cells(), coupling.sumACorrection);
+    return sys.solvePCG(psi.data(), b.data(), c, type, coupling);
+}
+
+TYPED_TEST(PcgTest, MatchesOpenFOAMLoop)
+{
+    for (const Case& c : cases())
+    {
+        for (Preconditioner type : {Preconditioner::DIC, Preconditioner::diagonal, Preconditioner::none})
+        {
+            const LduProblem& p = c.problem;
+            const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 21));
+            std::vector<double> psi = randomVector(p.nCells, 22, -0.1, 0.1);
+            std::vector<double> psiRef = psi;
+            const SolveResult ref = referencePCG(p, psiRef, b, c.controls, type);
+            const SolveResult res = solve<TypeParam>(p, psi, b, c.controls, type);
+            SCOPED_TRACE(c.name + ", preconditioner " + std::to_string(int(type)));
+
+            EXPECT_NEAR(res.initialResidual, ref.initialResidual, 1e-12*ref.initialResidual);
+            EXPECT_NEAR(res.nIterations, ref.nIterations, 1);
+            EXPECT_EQ(res.converged, ref.converged);
+            EXPECT_FALSE(res.nonFinite);
+            EXPECT_FALSE(res.singular);
+            if (res.nIterations == ref.nIterations)
+            {
+                EXPECT_NEAR(res.finalResidual, ref.finalResidual, 1e-6*ref.finalResidual + 1e-300);
+                EXPECT_LT(relativeDifference(psi, psiRef), 1e-6);
+            }
+        }
+    }
+}
+
+TYPED_TEST(PcgTest, SolutionSolvesTheSystem)
+{
+    const LduProblem p = poisson3D(16, 16, 16, 31, -1, true);
+    const std::vector<double> exact = randomVector(p.nCells, 32);
+    const std::vector<double> b = referenceAmul(p, exact);
+    std::vector<double> psi(p.nCells, 0.0);
+    SolverControls c;
+    c.tolerance = 1e-12;
+    const SolveResult res = solve<TypeParam>(p, psi, b, c, Preconditioner::DIC);
+    EXPECT_TRUE(res.converged);
+    EXPECT_GT(res.nIterations, 5);
+    EXPECT_LT(relativeDifference(psi, exact), 1e-8);
+}
+
+TYPED_TEST(PcgTest, ConvergedInitialGuessTakesNoIteration)
+{
+    const LduProblem p = poisson3D(6, 6, 6, 41);
+    std::vector<double> psi = randomVector(p.nCells, 42);
+    const std::vector<double> b = referenceAmul(p, psi);
+    const std::vector<double> before = psi;
+    const SolveResult res = solve<TypeParam>(p, psi, b, SolverControls(), Preconditioner::DIC);
+    EXPECT_EQ(res.nIterations, 0);
+    EXPECT_TRUE(res.converged);
+    EXPECT_EQ(psi, before);
+}
+
+TYPED_TEST(PcgTest, NonFiniteSourceIsReported)
+{
+    const LduProblem p = poisson3D(6, 6, 6, 51);
+    std::vector<double> psi(p.nCells, 0.0);
+    std::vector<double> b = randomVector(p.nCells, 52);
+    b[17] = std::nan("");
+    const SolveResult res = solve<TypeParam>(p, psi, b, SolverControls(), Preconditioner::DIC);
+    EXPECT_TRUE(res.nonFinite);
+    EXPECT_EQ(res.nIterations, 0);
+}
+
+TYPED_TEST(PcgTest, ZeroMatrixIsSingular)
+{
+    // A zero matrix with a non-zero source: OpenFOAM's loop stops on its singularity test.
+    LduProblem p = poisson3D(4, 4, 4, 61);
+    std::fill(p.upperCoeffs.begin(), p.upperCoeffs.end(), 0.0);
+    std::fill(p.diag.begin(), p.diag.end(), 0.0);
+    std::vector<double> psi(p.nCells, 0.0);
+    const std::vector<double> b = randomVector(p.nCells, 62);
+    const SolveResult res = solve<TypeParam>(p, psi, b, SolverControls(), Preconditioner::none);
+    EXPECT_TRUE(res.singular);
+    EXPECT_EQ(res.nIterations, 0);
+}
+
+#ifdef __CUDACC__
+//- The GPU backend against its portable twin on a problem of many thread blocks.
+TEST(GpuTwin, PcgMatchesCpuBackend)
+{
+    const LduProblem p = poisson3D(40, 40, 40, 71, -1, true);
+    const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 72));
+    SolverControls c;
+    c.tolerance = 1e-9;
+    for (Preconditioner type : {Preconditioner::DIC, Preconditioner::diagonal})
+    {
+        std::vector<double> psiCpu(p.nCells, 0.0);
+        std::vector<double> psiGpu(p.nCells, 0.0);
+        const SolveResult cpu = solve<CpuBackend>(p, psiCpu, b, c, type);
+        const SolveResult gpu = solve<GpuBackend>(p, psiGpu, b, c, type);
+        EXPECT_NEAR(gpu.nIterations, cpu.nIterations, 1);
+        EXPECT_NEAR(gpu.initialResidual, cpu.initialResidual, 1e-12*cpu.initialResidual);
+        EXPECT_LT(relativeDifference(psiGpu, psiCpu), 1e-7);
+    }
+}
+#endif
+
+} // namespace gpuLdu::test
