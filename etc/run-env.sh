@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # To be sourced (bash): the environment for running OpenFOAM v1912 binaries with the plugin.
 # Keeps an existing WM_PROJECT_DIR that has etc/controlDict (e.g. a packed runtime in /tmp/ofrt),
-# otherwise uses Debian's /usr/share/openfoam; puts <repo>/platforms/lib on LD_LIBRARY_PATH.
+# otherwise uses Debian's /usr/share/openfoam; puts <repo>/platforms/lib on LD_LIBRARY_PATH, or
+# $GPULDU_LIBDIR when set (another build of the plugin and core, e.g. .gpu/platforms/lib).
 
 GPULDU_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export GPULDU_ROOT
@@ -10,7 +11,9 @@ if [ -z "${WM_PROJECT_DIR:-}" ] || [ ! -f "$WM_PROJECT_DIR/etc/controlDict" ]; t
     export WM_PROJECT_DIR=/usr/share/openfoam
 fi
 
+gpuLduLibDir=${GPULDU_LIBDIR:-$GPULDU_ROOT/platforms/lib}
 case ":${LD_LIBRARY_PATH:-}:" in
-    *":$GPULDU_ROOT/platforms/lib:"*) ;;
-    *) export LD_LIBRARY_PATH=$GPULDU_ROOT/platforms/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ;;
+    *":$gpuLduLibDir:"*) ;;
+    *) export LD_LIBRARY_PATH=$gpuLduLibDir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ;;
 esac
+unset gpuLduLibDir

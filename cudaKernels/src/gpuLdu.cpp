@@ -27,7 +27,7 @@ std::string gpuUnavailableReason()
 #ifdef GPULDU_WITH_CUDA
     return cudaUnavailableReason();
 #else
-    return "this build of gpuLduSolvers has no CUDA backend (nvcc was not found when it was built)";
+    return "this build of gpuLduSolvers has no CUDA backend (it was built without nvcc or with GPULDU_CUDA=OFF)";
 #endif
 }
 

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <random>
@@ -196,9 +197,11 @@ inline LduProblem readMatrixMarket(const std::string& path)
     return p;
 }
 
+//- tests/data, or $GPULDU_TEST_DATA_DIR when set (a build run from another checkout's place).
 inline std::string dataFile(const std::string& name)
 {
-    return std::string(GPULDU_TEST_DATA_DIR) + "/" + name;
+    const char* dir = std::getenv("GPULDU_TEST_DATA_DIR");
+    return std::string(dir && *dir ? dir : GPULDU_TEST_DATA_DIR) + "/" + name;
 }
 
 //- Coupling for LduProblem's interface couplings: result = -coeff * x[nbr].

@@ -31,6 +31,7 @@ FAIL: native iterations differ from the oracle $expected"
 
 check 1606 "$tutorials/cavity" --precond DIC
 check 5052 "$tutorials/cavity" --precond diagonal
+check - "$tutorials/cavity" --precond none
 check - "$tutorials/cavity3D" --precond DIC -n 20 -steps 5
 check 17091 "$tutorials/boxTurb16" --precond DIC
 

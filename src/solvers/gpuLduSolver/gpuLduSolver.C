@@ -11,18 +11,16 @@
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
-void Foam::gpuLduSolver::readExecutor()
+gpuLdu::Executor Foam::gpuLduSolver::executor() const
 {
     const word name = controlDict_.lookupOrDefault<word>("executor", "gpu");
 
     if (name == "cpu")
     {
-        executor_ = gpuLdu::Executor::cpu;
+        return gpuLdu::Executor::cpu;
     }
     else if (name == "gpu")
     {
-        executor_ = gpuLdu::Executor::gpu;
-
         const std::string reason = gpuLdu::gpuUnavailableReason();
         if (!reason.empty())
         {
@@ -33,15 +31,16 @@ void Foam::gpuLduSolver::readExecutor()
                 << " to run the same algorithms on the host."
                 << exit(FatalError);
         }
+        return gpuLdu::Executor::gpu;
     }
-    else
-    {
-        FatalIOErrorInFunction(controlDict_)
-            << "Unknown executor " << name << " for field " << fieldName_
-            << " (solver " << type() << ")" << nl << nl
-            << "Valid executors :" << nl << wordList({"cpu", "gpu"})
-            << exit(FatalIOError);
-    }
+
+    FatalIOErrorInFunction(controlDict_)
+        << "Unknown executor " << name << " for field " << fieldName_
+        << " (solver " << type() << ")" << nl << nl
+        << "Valid executors :" << nl << wordList({"cpu", "gpu"})
+        << exit(FatalIOError);
+
+    return gpuLdu::Executor::cpu;
 }
 
 
@@ -62,7 +61,7 @@ gpuLdu::LduSystem& Foam::gpuLduSolver::system() const
     gpuLduCache& cache =
         const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
 
-    return cache.system(executor_, matrix_.lduAddr());
+    return cache.system(executor(), matrix_.lduAddr());
 }
 
 
@@ -174,17 +173,5 @@ Foam::gpuLduSolver::gpuLduSolver
         interfaceIntCoeffs,
         interfaces,
         solverControls
-    ),
-    executor_(gpuLdu::Executor::gpu)
-{
-    readExecutor();
-}
-
-
-// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
-
-void Foam::gpuLduSolver::read(const dictionary& solverControls)
-{
-    lduMatrix::solver::read(solverControls);
-    readExecutor();
-}
+    )
+{}

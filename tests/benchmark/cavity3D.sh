@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Benchmark: tutorials/cavity3D (icoFoam, N^3 cells, K time steps) with native PCG and with the
+# plugin's PCGGPU, both under OpenFOAM's profiling. Prints one table: p solves, p iterations (from
+# the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
+# and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
+# $OUT/cavity3D-<N>.txt when OUT is set. The mesh is built once (native run) and reused.
+# Profiling times are wall-clock; ExecutionTime is icoFoam's CPU time.
+# Usage: cavity3D.sh [-n N] [-steps K] [-executor gpu|cpu] [-precond DIC|FDIC|diagonal|none]
+set -euo pipefail
+
+usage="Usage: $0 [-n N] [-steps K] [-executor gpu|cpu] [-precond DIC|FDIC|diagonal|none] [-keep]"
+n=20
+steps=3
+executor=gpu
+precond=DIC
+keep=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -n) n=$2; shift 2 ;;
+        -steps) steps=$2; shift 2 ;;
+        -executor) executor=$2; shift 2 ;;
+        -precond) precond=$2; shift 2 ;;
+        -keep) keep=1; shift ;;
+        *) echo "$usage" >&2; exit 1 ;;
+    esac
+done
+case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
+case "$precond" in DIC|FDIC|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; esac
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=etc/run-env.sh
+. "$here/../../etc/run-env.sh"
+tutorial=$here/../../tutorials/cavity3D
+work=$(mktemp -d "${TMPDIR:-/tmp}/cavity3D-bench.XXXXXX")
+native=$work/native
+plugin=$work/plugin
+
+# setFvSolution <case> native|plugin: the p and pFinal dictionaries (the only "solver PCGGPU;"
+# entries of cavity3D) become native PCG without executor, or PCGGPU with "executor <executor>;";
+# their preconditioner becomes <precond> (U's DILU stays).
+setFvSolution()
+{
+    local file=$1/system/fvSolution mode=$2 n
+    sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*preconditioner\s\+\)\S\+\s*;/\1$precond;/" "$file"
+    if [ "$mode" = native ]; then
+        sed -i -e 's/^\(\s*solver\s\+\)PCGGPU\s*;/\1PCG;/' -e '/^\s*executor\s/d' "$file"
+        n=$(grep -cE '^\s*solver\s+PCG\s*;' "$file" || true)
+    else
+        sed -i "s/^\(\s*executor\s\+\)\S\+\s*;/\1$executor;/" "$file"
+        n=$(grep -cE "^\s*executor\s+$executor\s*;" "$file" || true)
+    fi
+    [ "$n" -eq 2 ] && [ "$(grep -cE "^\s*preconditioner\s+$precond\s*;" "$file")" -eq 2 ] \
+        || { echo "FAIL: could not rewrite $file for $mode" >&2; return 1; }
+}
+
+# fails with the end of the log when an application failed
+check()
+{
+    local dir=$1 status=$2 log=$1/log.icoFoam
+    if [ "$status" -ne 0 ] || ! grep -q '^End' "$log" 2>/dev/null; then
+        echo "FAIL: $dir (exit $status); kept $work" >&2
+        for f in "$dir"/log.*; do
+            [ -f "$f" ] && { echo "== $f" >&2; { grep -A 6 'FOAM FATAL' "$f" || tail -n 8 "$f"; } >&2; }
+        done
+        exit 1
+    fi
+}
+
+# entry <profiling file> <description>: "calls totalTime" of that profiling entry, a dictionary
+# { id N; parentId M; description "..."; calls C; totalTime T; childTime X; active B; }
+entry()
+{
+    awk -v d="\"$2\";" '
+        $1 == "description" && $2 == d { inEntry = 1 }
+        inEntry && $1 == "calls" { sub(/;/, "", $2); c = $2 }
+        inEntry && $1 == "totalTime" { sub(/;/, "", $2); t = $2 }
+        inEntry && /}/ { inEntry = 0 }
+        END { if (c == "") exit 1; print c, t }' "$1"
+}
+
+# summary <case>: "solves iterations solveTime calls executionTime lastStepTime wallTime"
+summary()
+{
+    local dir=$1 prof solves its calls total exec last mainCalls wall
+    prof=$(ls -d "$dir"/*/uniform/profiling 2>/dev/null | sort -V | tail -n 1)
+    [ -n "$prof" ] || { echo "FAIL: no */uniform/profiling in $dir; kept $work" >&2; exit 1; }
+    read -r calls total < <(entry "$prof" "fvMatrix::solve.p") \
+        || { echo "FAIL: no fvMatrix::solve.p in $prof; kept $work" >&2; exit 1; }
+    read -r mainCalls wall < <(entry "$prof" "application::main") || wall=0
+    read -r solves its < <(sed -n 's/.*Solving for p, .*No Iterations \([0-9]*\)$/\1/p' "$dir/log.icoFoam" \
+        | awk '{ n++; s += $1 } END { print n+0, s+0 }')
+    read -r exec last < <(sed -n 's/^ExecutionTime = \(\S*\) s.*/\1/p' "$dir/log.icoFoam" \
+        | awk '{ prev = cur; cur = $1 } END { print cur, cur - prev }')
+    echo "$solves $its $total $calls $exec $last $wall"
+}
+
+cp -r "$tutorial" "$native"
+"$native/Allclean" > /dev/null 2>&1 || true
+cat >> "$native/system/controlDict" <<'EOT'
+
+profiling
+{
+    active      true;
+    cpuInfo     false;
+    memInfo     false;
+    sysInfo     false;
+}
+EOT
+setFvSolution "$native" native
+echo "cavity3D ${n}^3, $steps steps: native PCG+$precond (blockMesh + icoFoam) in $native"
+status=0
+(cd "$native" && ./Allrun -n "$n" -steps "$steps") > "$native/log.Allrun" 2>&1 || status=$?
+check "$native" "$status"
+
+# the plugin case: native's dictionaries (as Allrun set them) and mesh, the tutorial's fvSolution
+mkdir -p "$plugin/constant"
+cp -r "$native/0" "$native/system" "$plugin/"
+cp -r "$native/constant/." "$plugin/constant/"
+cp "$tutorial/system/fvSolution" "$plugin/system/fvSolution"
+setFvSolution "$plugin" plugin
+echo "cavity3D ${n}^3, $steps steps: PCGGPU executor $executor + $precond (icoFoam) in $plugin"
+status=0
+(cd "$plugin" && icoFoam > log.icoFoam 2>&1) || status=$?
+check "$plugin" "$status"
+
+read -r nS nI nT nC nE nL nW < <(summary "$native")
+read -r pS pI pT pC pE pL pW < <(summary "$plugin")
+if [ "$nS" != "$nC" ] || [ "$pS" != "$pC" ]; then
+    echo "WARNING: 'Solving for p' lines ($nS native, $pS plugin) differ from profiling calls" \
+         "($nC, $pC)" >&2
+fi
+
+table=$(awk -v n="$n" -v k="$steps" -v e="$executor" -v pc="$precond" \
+    -v nS="$nS" -v nI="$nI" -v nT="$nT" -v nE="$nE" -v nL="$nL" -v nW="$nW" \
+    -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
+    -v host="$(hostname)" -v gpu="$(nvidia-smi -L 2>/dev/null | head -n 1 || true)" '
+    function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
+    BEGIN {
+        nPS = nS ? 1000*nT/nS : 0; pPS = pS ? 1000*pT/pS : 0
+        nPI = nI ? 1000*nT/nI : 0; pPI = pI ? 1000*pT/pI : 0
+        printf "cavity3D %d^3 = %d cells, %d steps, precond %s, plugin executor %s (%s, %s%s)\n", \
+            n, n*n*n, k, pc, e, date, host, gpu != "" ? ", " gpu : ""
+        fmt = "%-22s %12s %12s %10s\n"
+        printf fmt, "", "native PCG", "PCGGPU " e, "nat/plug"
+        printf fmt, "p solves", nS, pS, ""
+        printf fmt, "p iterations", nI, pI, ratio(nI, pI)
+        printf fmt, "p-solve time (s)", sprintf("%.4g", nT), sprintf("%.4g", pT), ratio(nT, pT)
+        printf fmt, "ms per p-solve", sprintf("%.4g", nPS), sprintf("%.4g", pPS), ratio(nPS, pPS)
+        printf fmt, "ms per p iteration", sprintf("%.4g", nPI), sprintf("%.4g", pPI), ratio(nPI, pPI)
+        printf fmt, "icoFoam wall (s)", sprintf("%.4g", nW), sprintf("%.4g", pW), ratio(nW, pW)
+        printf fmt, "ExecutionTime (cpu s)", nE, pE, ratio(nE, pE)
+        printf fmt, "last step (cpu s)", sprintf("%.4g", nL), sprintf("%.4g", pL), ratio(nL, pL)
+        print "p-solve time: profiling fvMatrix::solve.p totalTime (wall, first-solve set-up included);" \
+              " icoFoam wall: application::main"
+    }')
+echo "$table"
+if [ -n "${OUT:-}" ]; then
+    mkdir -p "$OUT"
+    echo "$table" > "$OUT/cavity3D-$n.txt"
+fi
+if [ "$keep" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The user-facing options of PCGGPU on the icoFoam cavity: the dictionary form of the
+# preconditioner entry, and the errors for bad input (unknown preconditioner, unknown executor,
+# executor gpu without a usable GPU, PCGGPU on an asymmetric matrix). Usage: solverOptions.sh
+# Prints "<P> passed, <F> failed" last; exit 1 if any failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=etc/run-env.sh
+. "$here/../../etc/run-env.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/solverOptions.XXXXXX")
+passed=0
+failed=0
+
+# runCavity <name> <sed script for system/fvSolution>: runs a fresh copy, leaves log in $log
+runCavity()
+{
+    local dir=$work/$1
+    cp -r "$here/../../tutorials/cavity" "$dir"
+    sed -i -e "$2" "$dir/system/fvSolution"
+    (cd "$dir" && blockMesh > log.blockMesh 2>&1 && icoFoam > log.icoFoam 2>&1)
+    status=$?
+    log=$dir/log.icoFoam
+}
+
+# expect <description> <condition...>: counts a check
+expect()
+{
+    local what=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "PASS $what"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $what (see $log)"
+    fi
+}
+
+logHas()
+{
+    grep -qF -- "$1" "$log"
+}
+
+pIterations()
+{
+    awk -F'No Iterations ' '/Solving for p,/ { s += $2 } END { print s + 0 }' "$log"
+}
+
+# 1. preconditioner { preconditioner DIC; } is the same as preconditioner DIC;
+runCavity dictForm 's/executor .*gpu;/executor cpu;/; s/preconditioner  DIC;/preconditioner { preconditioner DIC; }/'
+expect "dictionary-form preconditioner gives the native 1606 iterations" \
+    test "$status-$(pIterations)" = "0-1606"
+expect "log line reads DICPCGGPU" logHas "DICPCGGPU:  Solving for p, Initial residual = "
+
+# 2. an unknown preconditioner stops with the list of valid ones
+runCavity badPrecond 's/executor .*gpu;/executor cpu;/; s/preconditioner  DIC;/preconditioner  DILU;/'
+expect "unknown preconditioner is a FatalIOError naming it and the valid ones" \
+    eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "Unknown preconditioner DILU" && logHas "FDIC" && logHas "diagonal"'
+
+# 3. an unknown executor stops with the list of valid ones
+runCavity badExecutor 's/executor .*gpu;/executor tpu;/'
+expect "unknown executor is a FatalIOError naming it and the valid ones" \
+    eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "Unknown executor tpu" && grep -A4 "Valid executors" "$log" | grep -q gpu'
+
+# 4. executor gpu: runs where a GPU is usable, otherwise a FatalError that names executor cpu
+runCavity gpu 's/executor .*gpu;/executor gpu;/'
+if nvidia-smi -L > /dev/null 2>&1; then
+    expect "executor gpu runs on this GPU machine with the native 1606 iterations" \
+        test "$status-$(pIterations)" = "0-1606"
+else
+    expect "executor gpu without a usable GPU is a FatalError naming executor cpu" \
+        eval 'test $status -ne 0 && logHas "FOAM FATAL ERROR" && logHas "executor gpu selected for field p" && logHas "executor cpu;"'
+fi
+
+# 5. PCGGPU is registered for symmetric matrices only (U is asymmetric)
+runCavity asymmetric '/^    U$/,/}/ s/solver .*;/solver PCGGPU; preconditioner DIC;/'
+expect "PCGGPU on an asymmetric matrix is rejected by OpenFOAM's solver table" \
+    eval 'test $status -ne 0 && logHas "Unknown asymmetric matrix solver type PCGGPU"'
+
+[ "$failed" -gt 0 ] || rm -rf "$work"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
