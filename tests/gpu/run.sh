@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Everything for one call on the GPU machine (no OpenFOAM there), from the repo root with the
+# ignored folder .gpu carried (openfoam-runtime.tar.xz, platforms/{lib,bin} of the CUDA build):
+#   bash tests/gpu/run.sh
+# Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c) the cavity3D
+# benchmark, native PCG vs PCGGPU. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
+# A failing step does not stop the others; each step has its own time limit so that the whole
+# stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
+#   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
+#   GPU_EXECUTOR       gpu           executor of the integration tests and the benchmark
+#   GPU_BENCH_N        100           cavity3D cells per direction
+#   GPU_BENCH_STEPS    2             cavity3D time steps
+#   GPU_CORE_TESTS     .gpu/platforms/bin/gpuLduCoreTestsCuda
+#   GPULDU_LIBDIR      .gpu/platforms/lib   plugin and core used by OpenFOAM
+#   GPU_OF_RUNTIME     .gpu/openfoam-runtime.tar.xz   ("none": use the OpenFOAM already here)
+#   GPU_LIMITS         "90 200 240"  seconds for steps a, b, c
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 1
+export OUT=${OUT:-$root/.gpu/out}
+mkdir -p "$OUT"
+executor=${GPU_EXECUTOR:-gpu}
+benchN=${GPU_BENCH_N:-100}
+benchSteps=${GPU_BENCH_STEPS:-2}
+coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
+runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
+read -r limitA limitB limitC <<< "${GPU_LIMITS:-90 200 240}"
+export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
+export GPULDU_TEST_DATA_DIR=$root/tests/data
+start=$(date +%s)
+
+if [ "$runtime" != none ]; then
+    tar -xJf "$runtime" -C /tmp && . /tmp/ofrt/env.sh \
+        || { echo "FAIL: cannot unpack the OpenFOAM runtime $runtime"; exit 1; }
+fi
+export LD_LIBRARY_PATH=$GPULDU_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. "$root/etc/run-env.sh"
+
+{
+    echo "== $(date -u +%FT%TZ) $(hostname) $(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)" \
+         "$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo '(modified)')"
+    nvidia-smi -L 2>&1 || echo "no nvidia-smi"
+    echo "WM_PROJECT_DIR=$WM_PROJECT_DIR GPULDU_LIBDIR=$GPULDU_LIBDIR"
+    echo "icoFoam: $(command -v icoFoam || echo 'not found')"
+    for f in "$GPULDU_LIBDIR"/libgpuLduSolvers.so "$GPULDU_LIBDIR"/libgpuLduCore.so "$coreTests"; do
+        echo "ldd $f:"
+        ldd "$f" 2>&1 | grep -E 'not found|gpuLdu|cudart|OpenFOAM' | sed 's/^/  /'
+    done
+} 2>&1 | tee "$OUT/env.log"
+
+names=()
+results=()
+# step <name> <limit s> <log> <command...>: runs the command under its time limit, output to the
+# log only; prints the log's last lines
+step()
+{
+    local name=$1 limit=$2 log=$OUT/$3 t0 rc
+    shift 3
+    echo
+    echo "== $name: $* (limit ${limit}s, log $log)"
+    t0=$(date +%s)
+    timeout -k 10 "$limit" "$@" > "$log" 2>&1
+    rc=$?
+    case $rc in
+        0) results+=("PASS") ;;
+        124|137) results+=("TIMEOUT") ;;
+        *) results+=("FAIL($rc)") ;;
+    esac
+    names+=("$name $(( $(date +%s) - t0 ))s")
+    return 0
+}
+
+step "core tests (CUDA build)" "$limitA" coreTestsCuda.log "$coreTests" --gtest_color=no
+grep -E '^\[  (PASSED|FAILED) |^\[==========\]|tests? (passed|failed)' "$OUT/coreTestsCuda.log" | tail -n 12
+tail -n 3 "$OUT/coreTestsCuda.log" | grep -vE '^\[  (PASSED|FAILED) |^\[==========\]|^ *$' || true
+
+step "integration tests ($executor)" "$limitB" integration-gpu.log bash tests/integration/run.sh "$executor"
+grep -E '^(PASS|FAIL)|passed|^    ' "$OUT/integration-gpu.log" | cut -c1-300 | tail -n 40
+
+step "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitC" cavity3D-bench.log \
+    bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor"
+tail -n 25 "$OUT/cavity3D-bench.log"
+
+{
+    echo
+    echo "== summary ($(( $(date +%s) - start ))s in all; logs in $OUT)"
+    for i in "${!names[@]}"; do
+        printf '%-9s %s\n' "${results[$i]}" "${names[$i]}"
+    done
+} | tee "$OUT/summary.txt"
+for r in "${results[@]}"; do [ "$r" = PASS ] || exit 1; done
