@@ -82,12 +82,12 @@ entry()
 # summary <case>: "solves iterations solveTime calls executionTime lastStepTime wallTime"
 summary()
 {
-    local dir=$1 prof solves its calls total exec last mainCalls wall
-    prof=$(ls -d "$dir"/*/uniform/profiling 2>/dev/null | sort -V | tail -n 1)
+    local dir=$1 prof solves its calls total exec last wall
+    prof=$(find "$dir" -mindepth 3 -maxdepth 3 -path '*/uniform/profiling' | sort -V | tail -n 1)
     [ -n "$prof" ] || { echo "FAIL: no */uniform/profiling in $dir; kept $work" >&2; exit 1; }
     read -r calls total < <(entry "$prof" "fvMatrix::solve.p") \
         || { echo "FAIL: no fvMatrix::solve.p in $prof; kept $work" >&2; exit 1; }
-    read -r mainCalls wall < <(entry "$prof" "application::main") || wall=0
+    read -r _ wall < <(entry "$prof" "application::main") || wall=0
     read -r solves its < <(sed -n 's/.*Solving for p, .*No Iterations \([0-9]*\)$/\1/p' "$dir/log.icoFoam" \
         | awk '{ n++; s += $1 } END { print n+0, s+0 }')
     read -r exec last < <(sed -n 's/^ExecutionTime = \(\S*\) s.*/\1/p' "$dir/log.icoFoam" \
@@ -146,7 +146,7 @@ table=$(awk -v n="$n" -v k="$steps" -v e="$executor" -v pc="$precond" \
         printf fmt, "p solves", nS, pS, ""
         printf fmt, "p iterations", nI, pI, ratio(nI, pI)
         printf fmt, "p-solve time (s)", sprintf("%.4g", nT), sprintf("%.4g", pT), ratio(nT, pT)
-        printf fmt, "ms per p-solve", sprintf("%.4g", nPS), sprintf("%.4g", pPS), ratio(nPS, pPS)
+        printf fmt, "ms per p-solve", sprintf("%.5g", nPS), sprintf("%.5g", pPS), ratio(nPS, pPS)
         printf fmt, "ms per p iteration", sprintf("%.4g", nPI), sprintf("%.4g", pPI), ratio(nPI, pPI)
         printf fmt, "icoFoam wall (s)", sprintf("%.4g", nW), sprintf("%.4g", pW), ratio(nW, pW)
         printf fmt, "ExecutionTime (cpu s)", nE, pE, ratio(nE, pE)

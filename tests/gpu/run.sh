@@ -3,8 +3,8 @@
 # Everything for one call on the GPU machine (no OpenFOAM there), from the repo root with the
 # ignored folder .gpu carried (openfoam-runtime.tar.xz, platforms/{lib,bin} of the CUDA build):
 #   bash tests/gpu/run.sh
-# Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c) the cavity3D
-# benchmark, native PCG vs PCGGPU. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
+# Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
+# tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit so that the whole
 # stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
@@ -14,7 +14,7 @@
 #   GPU_CORE_TESTS     .gpu/platforms/bin/gpuLduCoreTestsCuda
 #   GPULDU_LIBDIR      .gpu/platforms/lib   plugin and core used by OpenFOAM
 #   GPU_OF_RUNTIME     .gpu/openfoam-runtime.tar.xz   ("none": use the OpenFOAM already here)
-#   GPU_LIMITS         "90 200 240"  seconds for steps a, b, c
+#   GPU_LIMITS         "60 150 60 240"  seconds for steps a, b, c, d
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -26,14 +26,17 @@ benchN=${GPU_BENCH_N:-100}
 benchSteps=${GPU_BENCH_STEPS:-2}
 coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC <<< "${GPU_LIMITS:-90 200 240}"
+read -r limitA limitB limitC limitD <<< "${GPU_LIMITS:-60 150 60 240}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
 
 if [ "$runtime" != none ]; then
-    tar -xJf "$runtime" -C /tmp && . /tmp/ofrt/env.sh \
-        || { echo "FAIL: cannot unpack the OpenFOAM runtime $runtime"; exit 1; }
+    if ! tar -xJf "$runtime" -C /tmp; then
+        echo "FAIL: cannot unpack the OpenFOAM runtime $runtime"
+        exit 1
+    fi
+    . /tmp/ofrt/env.sh
 fi
 export LD_LIBRARY_PATH=$GPULDU_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 . "$root/etc/run-env.sh"
@@ -41,7 +44,7 @@ export LD_LIBRARY_PATH=$GPULDU_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 {
     echo "== $(date -u +%FT%TZ) $(hostname) $(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)" \
          "$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo '(modified)')"
-    nvidia-smi -L 2>&1 || echo "no nvidia-smi"
+    if command -v nvidia-smi > /dev/null; then nvidia-smi -L 2>&1; else echo "no nvidia-smi"; fi
     echo "WM_PROJECT_DIR=$WM_PROJECT_DIR GPULDU_LIBDIR=$GPULDU_LIBDIR"
     echo "icoFoam: $(command -v icoFoam || echo 'not found')"
     for f in "$GPULDU_LIBDIR"/libgpuLduSolvers.so "$GPULDU_LIBDIR"/libgpuLduCore.so "$coreTests"; do
@@ -73,13 +76,17 @@ step()
 }
 
 step "core tests (CUDA build)" "$limitA" coreTestsCuda.log "$coreTests" --gtest_color=no
-grep -E '^\[  (PASSED|FAILED) |^\[==========\]|tests? (passed|failed)' "$OUT/coreTestsCuda.log" | tail -n 12
-tail -n 3 "$OUT/coreTestsCuda.log" | grep -vE '^\[  (PASSED|FAILED) |^\[==========\]|^ *$' || true
+grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests' "$OUT/coreTestsCuda.log" | tail -n 20
+grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTestsCuda.log"
 
-step "integration tests ($executor)" "$limitB" integration-gpu.log bash tests/integration/run.sh "$executor"
-grep -E '^(PASS|FAIL)|passed|^    ' "$OUT/integration-gpu.log" | cut -c1-300 | tail -n 40
+step "integration tests ($executor)" "$limitB" "integration-$executor.log" \
+    bash tests/integration/run.sh "$executor"
+grep -E '^(PASS|FAIL)|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 40
 
-step "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitC" cavity3D-bench.log \
+step "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh
+grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
+
+step "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitD" cavity3D-bench.log \
     bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor"
 tail -n 25 "$OUT/cavity3D-bench.log"
 
