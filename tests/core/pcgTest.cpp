@@ -76,10 +76,18 @@ TYPED_TEST(PcgTest, MatchesOpenFOAMLoop)
             EXPECT_EQ(res.converged, ref.converged);
             EXPECT_FALSE(res.nonFinite);
             EXPECT_FALSE(res.singular);
-            if (res.nIterations == ref.nIterations)
+            if (std::is_same<TypeParam, CpuBackend>::value)
             {
-                EXPECT_NEAR(res.finalResidual, ref.finalResidual, 1e-6*ref.finalResidual + 1e-300);
-                EXPECT_LT(relativeDifference(psi, psiRef), 1e-6);
+                // OpenFOAM's arithmetic in OpenFOAM's order: the same numbers
+                EXPECT_EQ(res.nIterations, ref.nIterations);
+                EXPECT_NEAR(res.finalResidual, ref.finalResidual, 1e-12*ref.finalResidual);
+                EXPECT_LT(relativeDifference(psi, psiRef), 1e-12);
+            }
+            else
+            {
+                // Sums in another order: CG amplifies the rounding differences over the
+                // iterations, but the solve ends at the same point of convergence
+                EXPECT_NEAR(res.finalResidual, ref.finalResidual, 0.5*ref.finalResidual);
             }
         }
     }

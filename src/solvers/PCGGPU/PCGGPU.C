@@ -70,6 +70,9 @@ Foam::solverPerformance Foam::PCGGPU::solve
         matrix_, interfaceBouCoeffs_, interfaces_, cmpt
     );
 
+    const bool check = checkNativeRequested();
+    const scalarField psi0(check ? psi : scalarField());
+
     gpuLdu::SolveResult result;
     try
     {
@@ -86,5 +89,13 @@ Foam::solverPerformance Foam::PCGGPU::solve
         fatal(e);
     }
 
-    return performance(preconditionerName + typeName, result);
+    const solverPerformance perf =
+        performance(preconditionerName + typeName, result);
+
+    if (check)
+    {
+        checkNative("PCG", psi0, source, cmpt, perf);
+    }
+
+    return perf;
 }

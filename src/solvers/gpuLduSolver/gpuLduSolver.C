@@ -143,6 +143,47 @@ Foam::solverPerformance Foam::gpuLduSolver::performance
 }
 
 
+bool Foam::gpuLduSolver::checkNativeRequested() const
+{
+    return controlDict_.lookupOrDefault<bool>("checkNative", false);
+}
+
+
+void Foam::gpuLduSolver::checkNative
+(
+    const word& nativeType,
+    const scalarField& psi0,
+    const scalarField& source,
+    const direction cmpt,
+    const solverPerformance& perf
+) const
+{
+    dictionary nativeControls(controlDict_);
+    nativeControls.set("solver", nativeType);
+
+    scalarField psi(psi0);
+    const solverPerformance nativePerf = lduMatrix::solver::New
+    (
+        fieldName_,
+        matrix_,
+        interfaceBouCoeffs_,
+        interfaceIntCoeffs_,
+        interfaces_,
+        nativeControls
+    )->solve(psi, source, cmpt);
+
+    Info<< "checkNative: " << fieldName_
+        << " native " << nativePerf.solverName()
+        << " iterations " << nativePerf.nIterations()
+        << " initial " << nativePerf.initialResidual()
+        << " final " << nativePerf.finalResidual()
+        << ", " << perf.solverName()
+        << " iterations " << perf.nIterations()
+        << " initial " << perf.initialResidual()
+        << " final " << perf.finalResidual() << endl;
+}
+
+
 void Foam::gpuLduSolver::fatal(const std::exception& e) const
 {
     FatalErrorInFunction
