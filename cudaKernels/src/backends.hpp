@@ -44,6 +44,18 @@ struct CpuBackend
         return thrust::cpp::par;
     }
 
+    //- f(i) for i in [begin, end), in order
+    template<class F>
+    static void forEach(int begin, int end, const F& f)
+    {
+        thrust::for_each(
+            policy(),
+            thrust::counting_iterator<int>(begin),
+            thrust::counting_iterator<int>(end),
+            f
+        );
+    }
+
     template<class T>
     static void upload(T* device, const T* host, std::size_t n)
     {
@@ -71,6 +83,17 @@ struct CpuBackend
 
 void cudaCheck(cudaError_t status, const char* call, const char* file, int line);
 
+//- One thread per index: the GPU twin of CpuBackend::forEach.
+template<class F>
+__global__ void forEachKernel(int begin, int end, F f)
+{
+    const int i = begin + int(blockIdx.x*blockDim.x + threadIdx.x);
+    if (i < end)
+    {
+        f(i);
+    }
+}
+
 struct GpuBackend
 {
     template<class T>
@@ -81,6 +104,17 @@ struct GpuBackend
     static auto policy()
     {
         return thrust::cuda::par_nosync;
+    }
+
+    //- f(i) for i in [begin, end), one launch (cheaper than thrust::for_each for the many
+    //  small launches of the level-scheduled sweeps)
+    template<class F>
+    static void forEach(int begin, int end, const F& f)
+    {
+        constexpr int block = 256;
+        const int blocks = (end - begin + block - 1)/block;
+        forEachKernel<<<blocks, block>>>(begin, end, f);
+        GPULDU_CUDA_CHECK(cudaGetLastError());
     }
 
     template<class T>
@@ -136,12 +170,7 @@ void forEach(int begin, int end, const F& f)
 {
     if (end > begin)
     {
-        thrust::for_each(
-            B::policy(),
-            thrust::counting_iterator<int>(begin),
-            thrust::counting_iterator<int>(end),
-            f
-        );
+        B::forEach(begin, end, f);
     }
 }
 

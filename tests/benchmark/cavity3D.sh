@@ -6,13 +6,14 @@
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
 # $OUT/cavity3D-<N>.txt when OUT is set. The mesh is built once (native run) and reused.
 # Profiling times are wall-clock; ExecutionTime is icoFoam's CPU time.
-# Usage: cavity3D.sh [-n N] [-steps K] [-executor gpu|cpu] [-precond DIC|FDIC|diagonal|none]
+# Usage: cavity3D.sh [-n N] [-steps K] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none]
+# Defaults: 50^3 cells, 5 steps, executor gpu where nvidia-smi sees a GPU, else cpu.
 set -euo pipefail
 
-usage="Usage: $0 [-n N] [-steps K] [-executor gpu|cpu] [-precond DIC|FDIC|diagonal|none] [-keep]"
-n=20
-steps=3
-executor=gpu
+usage="Usage: $0 [-n N] [-steps K] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none] [-keep]"
+n=50
+steps=5
+executor=auto
 precond=DIC
 keep=0
 while [ $# -gt 0 ]; do
@@ -25,6 +26,10 @@ while [ $# -gt 0 ]; do
         *) echo "$usage" >&2; exit 1 ;;
     esac
 done
+if [ "$executor" = auto ]; then
+    executor=cpu
+    nvidia-smi -L > /dev/null 2>&1 && executor=gpu
+fi
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
 case "$precond" in DIC|FDIC|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; esac
 
