@@ -10,6 +10,7 @@
 #include "Preconditioners.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -205,6 +206,10 @@ class LduSystemImpl : public LduSystem
 
     CsrMatrix<B> A_;
     Preconditioners<B> precon_;
+    typename B::Workspace ws_;
+
+    //- Seconds spent in the last setMatrix
+    double setMatrixSeconds_ = 0;
 
     //- [diag | upper | lower] as uploaded, then permuted into A_.val
     Vector<double> ldu_;
@@ -231,6 +236,13 @@ class LduSystemImpl : public LduSystem
     int nIf() const
     {
         return int(hostIfX_.size());
+    }
+
+    //- Seconds since start, after the device has finished its queue
+    static double secondsSince(std::chrono::steady_clock::time_point start)
+    {
+        B::synchronize();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
 
 public:
@@ -274,15 +286,12 @@ public:
 
     void setMatrix(const double* diag, const double* upper, const double* lower) override
     {
-        const int nF = A_.nFaces;
+        const auto start = std::chrono::steady_clock::now();
+        const std::size_t nF = A_.nFaces;
         symmetric_ = (lower == nullptr);
-        B::upload(ptr(ldu_), diag, n());
-        B::upload(ptr(ldu_) + n(), upper, nF);
-        if (!symmetric_)
-        {
-            B::upload(ptr(ldu_) + n() + nF, lower, nF);
-        }
+        ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric_ ? 0 : nF}});
         A_.permute(ptr(ldu_), symmetric_);
+        setMatrixSeconds_ = secondsSince(start);
     }
 
     void setInterfaces(const std::vector<int>& cells, const std::vector<double>& sumACorrection) override
@@ -331,8 +340,8 @@ public:
         {
             forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifSumACorrection_), ptr(sumA_)});
         }
-        const double xRef = coupling.sum(sumOf<B>(n(), detail::Sum{ptr(psi_)}))/coupling.sum(n());
-        return coupling.sum(sumOf<B>(n(), detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}))
+        const double xRef = coupling.sum(ws_.sum(n(), detail::Sum{ptr(psi_)}))/coupling.sum(n());
+        return coupling.sum(ws_.sum(n(), detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}))
              + 1e-20;
     }
 
@@ -345,34 +354,39 @@ public:
     ) override
     {
         SolveResult result;
-        B::upload(ptr(psi_), psi, n());
-        B::upload(ptr(source_), source, n());
+        auto start = std::chrono::steady_clock::now();
+        ws_.upload(ptr(psi_), {{psi, n()}});
+        ws_.upload(ptr(source_), {{source, n()}});
+        result.uploadSeconds = setMatrixSeconds_ + secondsSince(start);
+        start = std::chrono::steady_clock::now();
 
         // rA = source - A psi
         amul(ptr(wA_), ptr(psi_), coupling);
         forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
         const double normFactor = this->normFactor(ptr(wA_), coupling);
-        result.initialResidual = coupling.sum(sumOf<B>(n(), detail::SumMag{ptr(rA_)}))/normFactor;
+        result.initialResidual = coupling.sum(ws_.sum(n(), detail::SumMag{ptr(rA_)}))/normFactor;
         result.finalResidual = result.initialResidual;
         result.nonFinite = !std::isfinite(result.initialResidual);
         result.converged = isConverged(result.finalResidual, result.initialResidual, controls);
 
         if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {
+            const auto setupStart = std::chrono::steady_clock::now();
             precon_.setup(preconditioner);
+            result.setupSeconds = secondsSince(setupStart);
             double wArA = 1e20;
             int& nIter = result.nIterations;
             do
             {
                 const double wArAold = wArA;
                 precon_.apply(ptr(wA_), ptr(rA_));
-                wArA = coupling.sum(sumOf<B>(n(), detail::Dot{ptr(wA_), ptr(rA_)}));
+                wArA = coupling.sum(ws_.sum(n(), detail::Dot{ptr(wA_), ptr(rA_)}));
 
                 // pA = wA + beta*pA
                 forEach<B>(0, n(), detail::UpdateSearchDirection{ptr(wA_), ptr(pA_), wArA/wArAold, nIter == 0});
 
                 amul(ptr(wA_), ptr(pA_), coupling);
-                const double wApA = coupling.sum(sumOf<B>(n(), detail::Dot{ptr(wA_), ptr(pA_)}));
+                const double wApA = coupling.sum(ws_.sum(n(), detail::Dot{ptr(wA_), ptr(pA_)}));
                 if (std::abs(wApA)/normFactor < 1e-300)
                 {
                     result.singular = true;
@@ -381,7 +395,7 @@ public:
 
                 // psi += alpha*pA; rA -= alpha*wA
                 const double alpha = wArA/wApA;
-                result.finalResidual = coupling.sum(sumOf<B>(n(), detail::UpdateSolutionAndResidual{
+                result.finalResidual = coupling.sum(ws_.sum(n(), detail::UpdateSolutionAndResidual{
                     ptr(pA_), ptr(wA_), ptr(psi_), ptr(rA_), alpha})) / normFactor;
                 if (!std::isfinite(result.finalResidual))
                 {
@@ -396,7 +410,8 @@ public:
             );
         }
 
-        B::download(psi, ptr(psi_), n());
+        ws_.download(psi, ptr(psi_), n());
+        result.iterateSeconds = secondsSince(start) - result.setupSeconds;
         return result;
     }
 };

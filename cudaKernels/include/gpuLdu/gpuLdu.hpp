@@ -66,6 +66,13 @@ struct SolveResult
     bool singular = false;
     //- True when a residual became NaN or infinite (the solve stopped there).
     bool nonFinite = false;
+
+    //- Wall-clock seconds of the phases, the device synchronised at their ends:
+    //  values to the device and into CSR (setMatrix and the psi/source upload), the numeric
+    //  preconditioner, and the rest (residual, normFactor, iterations, psi download).
+    double uploadSeconds = 0;
+    double setupSeconds = 0;
+    double iterateSeconds = 0;
 };
 
 //- What the solver needs from the world outside one processor's matrix: global reductions and

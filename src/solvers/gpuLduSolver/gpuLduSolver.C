@@ -9,6 +9,13 @@
 
 #include <cmath>
 
+// * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
+
+namespace Foam
+{
+    defineTypeNameAndDebug(gpuLduSolver, 0);
+}
+
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
 gpuLdu::Executor Foam::gpuLduSolver::executor() const
@@ -128,6 +135,19 @@ Foam::solverPerformance Foam::gpuLduSolver::performance
             << r.nIterations << nl
             << "The matrix or source is not finite, or the solution diverged."
             << exit(FatalError);
+    }
+
+    if (gpuLduSolver::debug)
+    {
+        const scalar perIteration =
+            r.nIterations ? r.iterateSeconds/r.nIterations : 0;
+
+        Info<< "gpuLduSolver: " << solverName << " " << fieldName_
+            << ": upload+convert " << 1e3*r.uploadSeconds
+            << " ms, preconditioner set-up " << 1e3*r.setupSeconds
+            << " ms, iterations " << 1e3*r.iterateSeconds << " ms ("
+            << r.nIterations << " iterations, " << 1e3*perIteration
+            << " ms each)" << endl;
     }
 
     return solverPerformance
