@@ -9,13 +9,14 @@
 #ifndef GPULDU_CSRMATRIX_HPP
 #define GPULDU_CSRMATRIX_HPP
 
-#include "backends.hpp"
+#include "CsrTranspose.hpp"
 
 #include <thrust/binary_search.h>
 #include <thrust/scatter.h>
 #include <thrust/sort.h>
 
 #include <cstdint>
+#include <utility>
 #include <string>
 
 namespace gpuLdu
@@ -101,46 +102,19 @@ struct SplitKey
     }
 };
 
-//- Inverse permutation: position[lduIndex[k]] = k; and the diagonal positions per row.
-struct InvertIndex
+//- The diagonal position of each row.
+struct DiagonalPosition
 {
     int nCells;
     const int* lduIndex;
-    int* position;
     int* diagPos;
 
     GPULDU_HD void operator()(int k) const
     {
-        position[lduIndex[k]] = k;
         if (lduIndex[k] < nCells)
         {
             diagPos[lduIndex[k]] = k;
         }
-    }
-};
-
-//- The CSR position of A[j][i] for entry k = A[i][j]: upper[f] <-> lower[f].
-struct TransposeIndex
-{
-    int nCells;
-    int nFaces;
-    const int* lduIndex;
-    const int* position;
-    int* transpose;
-
-    GPULDU_HD void operator()(int k) const
-    {
-        const int s = lduIndex[k];
-        int partner = s;
-        if (s >= nCells + nFaces)
-        {
-            partner = s - nFaces;
-        }
-        else if (s >= nCells)
-        {
-            partner = s + nFaces;
-        }
-        transpose[k] = position[partner];
     }
 };
 
@@ -180,7 +154,7 @@ struct CsrMatrix
     Vector<int> diagPos;
     //- Source of each entry in the ldu value array.
     Vector<int> lduIndex;
-    //- CSR position of the transposed entry.
+    //- CSR position of the transposed entry: A[col[k]][row of k] is val[transpose[k]].
     Vector<int> transpose;
     Vector<double> val;
 
@@ -220,11 +194,12 @@ struct CsrMatrix
             rowStart.begin()
         );
 
-        Vector<int> position(n);
         diagPos.resize(nRows);
-        forEach<B>(0, n, detail::InvertIndex{nRows, ptr(lduIndex), ptr(position), ptr(diagPos)});
-        transpose.resize(n);
-        forEach<B>(0, n, detail::TransposeIndex{nRows, nFaces, ptr(lduIndex), ptr(position), ptr(transpose)});
+        forEach<B>(0, n, detail::DiagonalPosition{nRows, ptr(lduIndex), ptr(diagPos)});
+
+        // The pattern is structurally symmetric, so A^T has the same rows and columns and
+        // entry k of A^T, A[col[k]][row], is entry transpose[k] of A.
+        transpose = std::move(csrTranspose<B>(nRows, nRows, rowStart, col).source);
         val.resize(n);
     }
 

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// LduSystem on a backend B: the value upload, A*x with coupled interfaces, OpenFOAM's
-// normFactor, and the PCG loop exactly as OpenFOAM v1912 runs it (openfoam-api.md c.5-c.7).
-// Compiled once per backend (cpuBackend.cpp, gpuBackend.cu).
+// LduSystem on a backend B: the value upload, A*x and A^T*x with coupled interfaces, OpenFOAM's
+// normFactor and the start every Krylov loop shares (openfoam-api.md c.5-c.7); the loops are in
+// Pcg.hpp, PBiCG.hpp, PBiCGStab.hpp. Compiled once per backend (cpuBackend.cpp, gpuBackend.cu).
 
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP
 
 #include "CsrMatrix.hpp"
 #include "Preconditioners.hpp"
+#include "VectorOps.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <vector>
 
 namespace gpuLdu
@@ -20,8 +22,9 @@ namespace gpuLdu
 namespace detail
 {
 
-//- y = A x, each row summed as OpenFOAM's Amul does: diagonal, then lower, then upper entries.
-//  About 104 B/row (val 8*7, col 4*7, x, y, rowStart, diagPos).
+//- y = A x, each row summed as OpenFOAM's Amul does: diagonal, then lower, then upper entries
+//  (with the transposed values: Tmul). About 104 B/row (val 8*7, col 4*7, x, y, rowStart,
+//  diagPos).
 struct SpmvRow
 {
     const int* rowStart;
@@ -72,6 +75,18 @@ struct RowSum
     }
 };
 
+struct GatherValues
+{
+    const int* index;
+    const double* from;
+    double* to;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        to[k] = from[index[k]];
+    }
+};
+
 struct Gather
 {
     const int* cells;
@@ -97,129 +112,73 @@ struct ScatterAdd
     }
 };
 
-//- r = b - Ax
-struct Residual
-{
-    const double* b;
-    const double* Ax;
-    double* r;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        r[i] = b[i] - Ax[i];
-    }
-};
-
-struct Sum
-{
-    const double* x;
-
-    GPULDU_HD double operator()(int i) const
-    {
-        return x[i];
-    }
-};
-
-struct SumMag
-{
-    const double* x;
-
-    GPULDU_HD double operator()(int i) const
-    {
-        return x[i] < 0 ? -x[i] : x[i];
-    }
-};
-
-struct Dot
-{
-    const double* x;
-    const double* y;
-
-    GPULDU_HD double operator()(int i) const
-    {
-        return x[i]*y[i];
-    }
-};
-
-//- |Ax - sumA*xRef| + |b - sumA*xRef|, summed for OpenFOAM's normFactor.
-struct NormFactorTerm
-{
-    const double* sumA;
-    const double* Ax;
-    const double* b;
-    double xRef;
-
-    GPULDU_HD double operator()(int i) const
-    {
-        const double t = sumA[i]*xRef;
-        const double a = Ax[i] - t;
-        const double c = b[i] - t;
-        return (a < 0 ? -a : a) + (c < 0 ? -c : c);
-    }
-};
-
-//- p = w (first iteration) or p = w + beta*p
-struct UpdateSearchDirection
-{
-    const double* w;
-    double* p;
-    double beta;
-    bool first;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        p[i] = first ? w[i] : w[i] + beta*p[i];
-    }
-};
-
-//- psi += alpha*p; r -= alpha*w; returns |r| for the residual sum. 48 B/row.
-struct UpdateSolutionAndResidual
-{
-    const double* p;
-    const double* w;
-    double* psi;
-    double* r;
-    double alpha;
-
-    GPULDU_HD double operator()(int i) const
-    {
-        psi[i] += alpha*p[i];
-        r[i] -= alpha*w[i];
-        return r[i] < 0 ? -r[i] : r[i];
-    }
-};
-
 } // namespace detail
+
+// The host-side tests below use quiet comparisons (std::isless): OpenFOAM runs with floating-
+// point exceptions trapped, and an ordinary comparison with NaN raises one.
 
 //- OpenFOAM's SolverPerformance::checkConvergence.
 inline bool isConverged(double finalResidual, double initialResidual, const SolverControls& c)
 {
-    return finalResidual < c.tolerance
-        || (c.relTol > 1e-20 && finalResidual < c.relTol*initialResidual);
+    return std::isless(finalResidual, c.tolerance)
+        || (c.relTol > 1e-20 && std::isless(finalResidual, c.relTol*initialResidual));
+}
+
+//- OpenFOAM's SolverPerformance::checkSingularity: below VSMALL.
+inline bool isSingular(double x)
+{
+    return std::isless(x, 1e-300);
+}
+
+//- A residual that is NaN or infinite ends the loop (counted as an iteration).
+inline bool stopOnNonFinite(SolveResult& r)
+{
+    if (std::isfinite(r.finalResidual))
+    {
+        return false;
+    }
+    r.nonFinite = true;
+    ++r.nIterations;
+    return true;
+}
+
+//- OpenFOAM's loop condition: (++nIter < maxIter && !converged) || nIter < minIter, with
+//  converged evaluated (and recorded) only when the first part gets to it.
+inline bool continueIterating(SolveResult& r, const SolverControls& c)
+{
+    return (++r.nIterations < c.maxIter
+            && !(r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
+        || r.nIterations < c.minIter;
 }
 
 template<class B>
 class LduSystemImpl : public LduSystem
 {
+public:
     template<class T>
     using Vector = typename B::template Vector<T>;
 
+private:
     CsrMatrix<B> A_;
     Preconditioners<B> precon_;
     typename B::Workspace ws_;
 
-    //- Seconds spent in the last setMatrix
-    double setMatrixSeconds_ = 0;
-
     //- [diag | upper | lower] as uploaded, then permuted into A_.val
     Vector<double> ldu_;
     bool symmetric_ = true;
+    //- A^T's values (same pattern), gathered when a loop needs Tmul
+    Vector<double> valT_;
+
+    //- Seconds spent in the last setMatrix
+    double setMatrixSeconds_ = 0;
 
     Vector<double> psi_;
     Vector<double> source_;
     Vector<double> rA_;
     Vector<double> wA_;
-    Vector<double> pA_;
+    //- Further work vectors, allocated by the loops that need them
+    std::deque<Vector<double>> work_;
+
     Vector<double> sumA_;
 
     Vector<int> ifCells_;
@@ -227,11 +186,6 @@ class LduSystemImpl : public LduSystem
     Vector<double> ifValues_;
     std::vector<double> hostIfX_;
     std::vector<double> hostIfAx_;
-
-    int n() const
-    {
-        return A_.nRows;
-    }
 
     int nIf() const
     {
@@ -245,6 +199,40 @@ class LduSystemImpl : public LduSystem
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
 
+    //- y = (A or A^T) x without interfaces
+    void spmv(double* y, const double* x, const Vector<double>& val)
+    {
+        forEach<B>(0, n(), detail::SpmvRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(val), x, y});
+    }
+
+    //- y += interface part, through the coupling (host)
+    template<class Product>
+    void addInterfaces(double* y, const double* x, const Product& product)
+    {
+        if (nIf() > 0)
+        {
+            forEach<B>(0, nIf(), detail::Gather{ptr(ifCells_), x, ptr(ifValues_)});
+            ws_.download(hostIfX_.data(), ptr(ifValues_), nIf());
+            std::fill(hostIfAx_.begin(), hostIfAx_.end(), 0.0);
+            product(hostIfX_.data(), hostIfAx_.data());
+            ws_.upload(ptr(ifValues_), {{hostIfAx_.data(), std::size_t(nIf())}});
+            forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifValues_), y});
+        }
+    }
+
+    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_ (c.5).
+    double normFactor(const double* Apsi, const Coupling& coupling)
+    {
+        forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
+        if (nIf() > 0)
+        {
+            forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifSumACorrection_), ptr(sumA_)});
+        }
+        const double xRef = coupling.sum(ws_.sum(n(), detail::Sum{ptr(psi_)}))/coupling.sum(n());
+        return coupling.sum(ws_.sum(n(), detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}))
+             + 1e-20;
+    }
+
 public:
     explicit LduSystemImpl(const LduAddressingView& addr)
     :
@@ -255,7 +243,6 @@ public:
         source_(addr.nCells),
         rA_(addr.nCells),
         wA_(addr.nCells),
-        pA_(addr.nCells),
         sumA_(addr.nCells)
     {}
 
@@ -274,6 +261,11 @@ public:
         return A_.nFaces;
     }
 
+    int n() const
+    {
+        return A_.nRows;
+    }
+
     const CsrMatrix<B>& matrix() const
     {
         return A_;
@@ -284,6 +276,42 @@ public:
         return precon_;
     }
 
+    typename B::Workspace& workspace()
+    {
+        return ws_;
+    }
+
+    //- The solution, the source, the residual rA and the work vector wA of the current solve
+    double* psi()
+    {
+        return ptr(psi_);
+    }
+
+    double* rA()
+    {
+        return ptr(rA_);
+    }
+
+    double* wA()
+    {
+        return ptr(wA_);
+    }
+
+    //- Work vector k (k = 0, 1, ...), allocated on first use; a deque, so that growing it
+    //  keeps the earlier vectors where they are
+    double* work(std::size_t k)
+    {
+        if (work_.size() <= k)
+        {
+            work_.resize(k + 1);
+        }
+        if (int(work_[k].size()) != n())
+        {
+            work_[k].resize(n());
+        }
+        return ptr(work_[k]);
+    }
+
     void setMatrix(const double* diag, const double* upper, const double* lower) override
     {
         const auto start = std::chrono::steady_clock::now();
@@ -291,6 +319,7 @@ public:
         symmetric_ = (lower == nullptr);
         ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric_ ? 0 : nF}});
         A_.permute(ptr(ldu_), symmetric_);
+        valT_.clear();
         setMatrixSeconds_ = secondsSince(start);
     }
 
@@ -317,104 +346,105 @@ public:
         hostIfAx_.assign(m, 0.0);
     }
 
-    //- y = A x, coupled interfaces included (x, y on the backend).
+    //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
     void amul(double* y, const double* x, const Coupling& coupling)
     {
-        forEach<B>(0, n(), detail::SpmvRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), x, y});
-        if (nIf() > 0)
-        {
-            forEach<B>(0, nIf(), detail::Gather{ptr(ifCells_), x, ptr(ifValues_)});
-            B::download(hostIfX_.data(), ptr(ifValues_), nIf());
-            std::fill(hostIfAx_.begin(), hostIfAx_.end(), 0.0);
-            coupling.interfaceProduct(hostIfX_.data(), hostIfAx_.data());
-            B::upload(ptr(ifValues_), hostIfAx_.data(), nIf());
-            forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifValues_), y});
-        }
+        spmv(y, x, A_.val);
+        addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProduct(xi, yi); });
     }
 
-    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_ (c.5).
-    double normFactor(const double* Apsi, const Coupling& coupling)
+    //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
+    void tmul(double* y, const double* x, const Coupling& coupling)
     {
-        forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
-        if (nIf() > 0)
+        if (int(valT_.size()) != A_.nnz())
         {
-            forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifSumACorrection_), ptr(sumA_)});
+            // A^T has A's pattern: its values are one gather through the transpose index
+            valT_.resize(A_.nnz());
+            forEach<B>(0, A_.nnz(), detail::GatherValues{ptr(A_.transpose), ptr(A_.val), ptr(valT_)});
         }
-        const double xRef = coupling.sum(ws_.sum(n(), detail::Sum{ptr(psi_)}))/coupling.sum(n());
-        return coupling.sum(ws_.sum(n(), detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}))
-             + 1e-20;
+        spmv(y, x, valT_);
+        addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProductT(xi, yi); });
     }
 
-    SolveResult solvePCG(
+    //- Sum over all ranks of f(i), i in [0, n)
+    template<class F>
+    double gSum(const F& f, const Coupling& coupling)
+    {
+        return coupling.sum(ws_.sum(n(), f));
+    }
+
+    SolveResult solve(
+        KrylovMethod method,
         double* psi,
         const double* source,
         const SolverControls& controls,
         Preconditioner preconditioner,
         const Coupling& coupling
-    ) override
-    {
-        SolveResult result;
-        auto start = std::chrono::steady_clock::now();
-        ws_.upload(ptr(psi_), {{psi, n()}});
-        ws_.upload(ptr(source_), {{source, n()}});
-        result.uploadSeconds = setMatrixSeconds_ + secondsSince(start);
-        start = std::chrono::steady_clock::now();
-
-        // rA = source - A psi
-        amul(ptr(wA_), ptr(psi_), coupling);
-        forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
-        const double normFactor = this->normFactor(ptr(wA_), coupling);
-        result.initialResidual = coupling.sum(ws_.sum(n(), detail::SumMag{ptr(rA_)}))/normFactor;
-        result.finalResidual = result.initialResidual;
-        result.nonFinite = !std::isfinite(result.initialResidual);
-        result.converged = isConverged(result.finalResidual, result.initialResidual, controls);
-
-        if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
-        {
-            const auto setupStart = std::chrono::steady_clock::now();
-            precon_.setup(preconditioner);
-            result.setupSeconds = secondsSince(setupStart);
-            double wArA = 1e20;
-            int& nIter = result.nIterations;
-            do
-            {
-                const double wArAold = wArA;
-                precon_.apply(ptr(wA_), ptr(rA_));
-                wArA = coupling.sum(ws_.sum(n(), detail::Dot{ptr(wA_), ptr(rA_)}));
-
-                // pA = wA + beta*pA
-                forEach<B>(0, n(), detail::UpdateSearchDirection{ptr(wA_), ptr(pA_), wArA/wArAold, nIter == 0});
-
-                amul(ptr(wA_), ptr(pA_), coupling);
-                const double wApA = coupling.sum(ws_.sum(n(), detail::Dot{ptr(wA_), ptr(pA_)}));
-                if (std::abs(wApA)/normFactor < 1e-300)
-                {
-                    result.singular = true;
-                    break;
-                }
-
-                // psi += alpha*pA; rA -= alpha*wA
-                const double alpha = wArA/wApA;
-                result.finalResidual = coupling.sum(ws_.sum(n(), detail::UpdateSolutionAndResidual{
-                    ptr(pA_), ptr(wA_), ptr(psi_), ptr(rA_), alpha})) / normFactor;
-                if (!std::isfinite(result.finalResidual))
-                {
-                    result.nonFinite = true;
-                    ++nIter;
-                    break;
-                }
-            } while (
-                (++nIter < controls.maxIter
-                 && !(result.converged = isConverged(result.finalResidual, result.initialResidual, controls)))
-             || nIter < controls.minIter
-            );
-        }
-
-        ws_.download(psi, ptr(psi_), n());
-        result.iterateSeconds = secondsSince(start) - result.setupSeconds;
-        return result;
-    }
+    ) override;
 };
+
+} // namespace gpuLdu
+
+#include "Pcg.hpp"
+#include "PBiCG.hpp"
+#include "PBiCGStab.hpp"
+
+namespace gpuLdu
+{
+
+//- The start all three loops share (c.7): rA = source - A psi, normFactor, initial residual;
+//  then the loop unless already converged; psi back to the host.
+template<class B>
+SolveResult LduSystemImpl<B>::solve(
+    KrylovMethod method,
+    double* psi,
+    const double* source,
+    const SolverControls& controls,
+    Preconditioner preconditioner,
+    const Coupling& coupling
+)
+{
+    SolveResult result;
+    auto start = std::chrono::steady_clock::now();
+    ws_.upload(ptr(psi_), {{psi, n()}});
+    ws_.upload(ptr(source_), {{source, n()}});
+    result.uploadSeconds = setMatrixSeconds_ + secondsSince(start);
+    start = std::chrono::steady_clock::now();
+
+    // rA = source - A psi
+    amul(ptr(wA_), ptr(psi_), coupling);
+    forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
+    const double normFactor = this->normFactor(ptr(wA_), coupling);
+    result.initialResidual = gSum(detail::SumMag{ptr(rA_)}, coupling)/normFactor;
+    result.finalResidual = result.initialResidual;
+    result.nonFinite = !std::isfinite(result.initialResidual);
+    result.converged =
+        !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
+
+    if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
+    {
+        const auto setupStart = std::chrono::steady_clock::now();
+        precon_.setup(preconditioner);
+        result.setupSeconds = secondsSince(setupStart);
+
+        switch (method)
+        {
+            case KrylovMethod::PCG:
+                pcgLoop(*this, result, normFactor, controls, coupling);
+                break;
+            case KrylovMethod::PBiCG:
+                pbicgLoop(*this, result, normFactor, controls, coupling, ptr(source_));
+                break;
+            case KrylovMethod::PBiCGStab:
+                pbicgStabLoop(*this, result, normFactor, controls, coupling);
+                break;
+        }
+    }
+
+    ws_.download(psi, ptr(psi_), n());
+    result.iterateSeconds = secondsSince(start) - result.setupSeconds;
+    return result;
+}
 
 } // namespace gpuLdu
 

@@ -2,9 +2,13 @@
 // Preconditioners, each the same arithmetic as OpenFOAM's (openfoam-api.md c.8):
 //   none:      w = r
 //   diagonal:  rD = 1/diag;  w = rD*r
-//   DIC:       d[u] = diag[u] - sum_{f: u(f)=u, by face} upper[f]^2/d[l(f)];  rD = 1/d
-//              forward  (faces ascending):  w[u] -= rD[u]*upper[f]*w[l]   (w starts as rD*r)
-//              backward (faces descending): w[l] -= rD[l]*upper[f]*w[u]
+//   DIC/DILU:  d[u] = diag[u] - sum_{f: u(f)=u, by face} upper[f]*lower[f]/d[l(f)];  rD = 1/d
+//              forward  (faces by upper cell):  w[u] -= rD[u]*lower[f]*w[l]   (w starts as rD*r)
+//              backward (faces descending):     w[l] -= rD[l]*upper[f]*w[u]
+//              (DIC is DILU with lower = upper.) preconditionT swaps upper and lower.
+//   ILU0:      zero-fill incomplete LU of the CSR matrix (L unit lower, U upper, same pattern
+//              as A); not OpenFOAM's, and equal to DILU only where the matrix graph has no
+//              triangles (as on a structured hex mesh).
 // In CSR, the faces of one row are its lower (or upper) entries by ascending column, so the
 // level-scheduled row loops below subtract the same terms in the same order as the face loops:
 // the results are those of OpenFOAM's loops up to floating-point contraction by the compiler.
@@ -67,7 +71,8 @@ struct Invert
     }
 };
 
-//- The incomplete-Cholesky pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j].
+//- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
+//  (upper[f]*lower[f]/d[l] in OpenFOAM's terms).
 struct DicFactorRow
 {
     const int* rows;
@@ -90,13 +95,22 @@ struct DicFactorRow
     }
 };
 
+//- Entry p of A, or of A^T (through the transpose index).
+template<bool Transposed>
+GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
+{
+    return Transposed ? val[transpose[p]] : val[p];
+}
+
 //- Forward sweep of one row: w[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*w[j].
+template<bool Transposed>
 struct LowerSweepRow
 {
     const int* rows;
     const int* rowStart;
     const int* col;
     const int* diagPos;
+    const int* transpose;
     const double* val;
     const double* rD;
     const double* r;
@@ -108,19 +122,21 @@ struct LowerSweepRow
         double wi = rD[i]*r[i];
         for (int p = rowStart[i]; p < diagPos[i]; ++p)
         {
-            wi -= rD[i]*val[p]*w[col[p]];
+            wi -= rD[i]*entry<Transposed>(val, transpose, p)*w[col[p]];
         }
         w[i] = wi;
     }
 };
 
 //- Backward sweep of one row: w[i] -= rD[i]*A[i][j]*w[j], upper entries by descending column.
+template<bool Transposed>
 struct UpperSweepRow
 {
     const int* rows;
     const int* rowStart;
     const int* col;
     const int* diagPos;
+    const int* transpose;
     const double* val;
     const double* rD;
     double* w;
@@ -131,9 +147,107 @@ struct UpperSweepRow
         double wi = w[i];
         for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
         {
-            wi -= rD[i]*val[p]*w[col[p]];
+            wi -= rD[i]*entry<Transposed>(val, transpose, p)*w[col[p]];
         }
         w[i] = wi;
+    }
+};
+
+//- One row of the zero-fill ILU (IKJ order): for each lower entry k of row i by ascending
+//  column, l_ik = a_ik/u_kk, then a_ij -= l_ik*u_kj for the entries j > k of row i that row k
+//  also has. Rows k < i are final (earlier levels).
+struct Ilu0FactorRow
+{
+    const int* rows;
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    double* lu;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        const int i = rows[k];
+        for (int p = rowStart[i]; p < diagPos[i]; ++p)
+        {
+            const int kk = col[p];
+            lu[p] /= lu[diagPos[kk]];
+            // merge row i after p with the upper part of row kk (both by ascending column)
+            int r = diagPos[kk] + 1;
+            const int rEnd = rowStart[kk + 1];
+            for (int q = p + 1; q < rowStart[i + 1] && r < rEnd; ++q)
+            {
+                while (r < rEnd && col[r] < col[q])
+                {
+                    ++r;
+                }
+                if (r < rEnd && col[r] == col[q])
+                {
+                    lu[q] -= lu[p]*lu[r];
+                }
+            }
+        }
+    }
+};
+
+//- ILU0 forward: y[i] = r[i] - sum_lower L[i][j]*y[j]  (L unit lower)
+//  transposed (U^T z = r): z[i] = (r[i] - sum_lower U[j][i]*z[j])/U[i][i]
+template<bool Transposed>
+struct Ilu0LowerRow
+{
+    const int* rows;
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const int* transpose;
+    const double* lu;
+    const double* r;
+    double* w;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        const int i = rows[k];
+        double wi = r[i];
+        for (int p = rowStart[i]; p < diagPos[i]; ++p)
+        {
+            wi -= entry<Transposed>(lu, transpose, p)*w[col[p]];
+        }
+        w[i] = Transposed ? wi/lu[diagPos[i]] : wi;
+    }
+};
+
+//- ILU0 backward: x[i] = (y[i] - sum_upper U[i][j]*x[j])/U[i][i]
+//  transposed (L^T w = z): w[i] = z[i] - sum_upper L[j][i]*w[j]
+template<bool Transposed>
+struct Ilu0UpperRow
+{
+    const int* rows;
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const int* transpose;
+    const double* lu;
+    double* w;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        const int i = rows[k];
+        double wi = w[i];
+        for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
+        {
+            wi -= entry<Transposed>(lu, transpose, p)*w[col[p]];
+        }
+        w[i] = Transposed ? wi : wi/lu[diagPos[i]];
+    }
+};
+
+struct CopyValues
+{
+    const double* from;
+    double* to;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        to[k] = from[k];
     }
 };
 
@@ -147,7 +261,53 @@ class Preconditioners
     LevelSchedule<B> lower_;
     LevelSchedule<B> upper_;
     typename B::template Vector<double> rD_;
+    //- ILU0 factors L (strictly lower, unit diagonal implied) and U, in A's pattern
+    typename B::template Vector<double> lu_;
     Preconditioner type_ = Preconditioner::none;
+
+    template<bool Transposed>
+    void sweeps(double* w, const double* r) const
+    {
+        if (type_ == Preconditioner::ILU0)
+        {
+            lower_.sweep(detail::Ilu0LowerRow<Transposed>{
+                ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                ptr(A_.transpose), ptr(lu_), r, w});
+            upper_.sweep(detail::Ilu0UpperRow<Transposed>{
+                ptr(upper_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                ptr(A_.transpose), ptr(lu_), w});
+        }
+        else
+        {
+            // About 110 B/row: val, col, rD, r, w, each read about once per sweep.
+            lower_.sweep(detail::LowerSweepRow<Transposed>{
+                ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                ptr(A_.transpose), ptr(A_.val), ptr(rD_), r, w});
+            upper_.sweep(detail::UpperSweepRow<Transposed>{
+                ptr(upper_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                ptr(A_.transpose), ptr(A_.val), ptr(rD_), w});
+        }
+    }
+
+    template<bool Transposed>
+    void applyAny(double* w, const double* r) const
+    {
+        const int n = A_.nRows;
+        switch (type_)
+        {
+            case Preconditioner::none:
+                forEach<B>(0, n, detail::Copy{r, w});
+                break;
+            case Preconditioner::diagonal:
+                forEach<B>(0, n, detail::Scale{ptr(rD_), r, w});
+                break;
+            case Preconditioner::DIC:
+            case Preconditioner::DILU:
+            case Preconditioner::ILU0:
+                sweeps<Transposed>(w, r);
+                break;
+        }
+    }
 
 public:
     Preconditioners(const CsrMatrix<B>& A, const LduAddressingView& addr)
@@ -168,10 +328,16 @@ public:
         return upper_;
     }
 
-    //- rD of diagonal or DIC (valid after setup).
+    //- rD of diagonal, DIC or DILU (valid after setup).
     const typename B::template Vector<double>& rD() const
     {
         return rD_;
+    }
+
+    //- The ILU0 factors (valid after setup with ILU0).
+    const typename B::template Vector<double>& lu() const
+    {
+        return lu_;
     }
 
     //- The numeric part, from the current matrix values.
@@ -179,41 +345,39 @@ public:
     {
         type_ = type;
         const int n = A_.nRows;
-        if (type == Preconditioner::diagonal)
+        switch (type)
         {
-            forEach<B>(0, n, detail::InverseDiagonal{ptr(A_.diagPos), ptr(A_.val), ptr(rD_)});
-        }
-        else if (type == Preconditioner::DIC)
-        {
-            lower_.sweep(detail::DicFactorRow{
-                ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(A_.val), ptr(rD_)});
-            forEach<B>(0, n, detail::Invert{ptr(rD_)});
+            case Preconditioner::none:
+                break;
+            case Preconditioner::diagonal:
+                forEach<B>(0, n, detail::InverseDiagonal{ptr(A_.diagPos), ptr(A_.val), ptr(rD_)});
+                break;
+            case Preconditioner::DIC:
+            case Preconditioner::DILU:
+                lower_.sweep(detail::DicFactorRow{
+                    ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                    ptr(A_.transpose), ptr(A_.val), ptr(rD_)});
+                forEach<B>(0, n, detail::Invert{ptr(rD_)});
+                break;
+            case Preconditioner::ILU0:
+                lu_.resize(A_.nnz());
+                forEach<B>(0, A_.nnz(), detail::CopyValues{ptr(A_.val), ptr(lu_)});
+                lower_.sweep(detail::Ilu0FactorRow{
+                    ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(lu_)});
+                break;
         }
     }
 
-    //- w = M^-1 r
+    //- w = M^-1 r  (OpenFOAM's precondition)
     void apply(double* w, const double* r) const
     {
-        const int n = A_.nRows;
-        switch (type_)
-        {
-            case Preconditioner::none:
-                forEach<B>(0, n, detail::Copy{r, w});
-                break;
-            case Preconditioner::diagonal:
-                forEach<B>(0, n, detail::Scale{ptr(rD_), r, w});
-                break;
-            case Preconditioner::DIC:
-                // About 110 B/row: val, col, rD, r, w, each read about once per sweep.
-                lower_.sweep(detail::LowerSweepRow{
-                    ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                    ptr(A_.val), ptr(rD_), r, w});
-                upper_.sweep(detail::UpperSweepRow{
-                    ptr(upper_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                    ptr(A_.val), ptr(rD_), w});
-                break;
-        }
+        applyAny<false>(w, r);
+    }
+
+    //- w = M^-T r  (OpenFOAM's preconditionT)
+    void applyT(double* w, const double* r) const
+    {
+        applyAny<true>(w, r);
     }
 };
 

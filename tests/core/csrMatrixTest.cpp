@@ -3,6 +3,10 @@
 
 #include "testSupport.hpp"
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+
 namespace gpuLdu::test
 {
 
@@ -83,6 +87,57 @@ TYPED_TEST(CsrMatrixTest, EmptyRowsAndNoFaces)
     p.nCells = 3;
     p.diag = {1, 2, 3};
     checkAgainstDense<TypeParam>(p);
+}
+
+//- The sort-based transpose of a general (rectangular, unsymmetric) pattern against the
+//  definition: entry (i, j) of A is entry (j, i) of A^T, rows of A^T by ascending column.
+TYPED_TEST(CsrMatrixTest, TransposeOfAGeneralPattern)
+{
+    const int nRows = 300;
+    const int nCols = 217;
+    std::mt19937 gen(12);
+    std::vector<int> rowStart{0};
+    std::vector<int> col;
+    for (int i = 0; i < nRows; ++i)
+    {
+        // rows of 0 to 9 entries, one row long; columns ascending
+        const int len = i == 77 ? nCols : int(gen() % 10);
+        std::vector<int> cols(nCols);
+        std::iota(cols.begin(), cols.end(), 0);
+        std::shuffle(cols.begin(), cols.end(), gen);
+        cols.resize(len);
+        std::sort(cols.begin(), cols.end());
+        col.insert(col.end(), cols.begin(), cols.end());
+        rowStart.push_back(int(col.size()));
+    }
+    typename TypeParam::template Vector<int> dRowStart(rowStart.begin(), rowStart.end());
+    typename TypeParam::template Vector<int> dCol(col.begin(), col.end());
+    const CsrTranspose<TypeParam> t = csrTranspose<TypeParam>(nRows, nCols, dRowStart, dCol);
+    thrust::host_vector<int> tRowStart(t.rowStart);
+    thrust::host_vector<int> tCol(t.col);
+    thrust::host_vector<int> source(t.source);
+
+    // sequential reference: count per column, then fill rows in order
+    std::vector<int> refStart(nCols + 1, 0);
+    for (int c : col)
+    {
+        ++refStart[c + 1];
+    }
+    std::partial_sum(refStart.begin(), refStart.end(), refStart.begin());
+    std::vector<int> next(refStart.begin(), refStart.end() - 1);
+    std::vector<int> refCol(col.size());
+    std::vector<int> refSource(col.size());
+    for (int i = 0; i < nRows; ++i)
+    {
+        for (int k = rowStart[i]; k < rowStart[i + 1]; ++k)
+        {
+            refCol[next[col[k]]] = i;
+            refSource[next[col[k]]++] = k;
+        }
+    }
+    EXPECT_EQ(std::vector<int>(tRowStart.begin(), tRowStart.end()), refStart);
+    EXPECT_EQ(std::vector<int>(tCol.begin(), tCol.end()), refCol);
+    EXPECT_EQ(std::vector<int>(source.begin(), source.end()), refSource);
 }
 
 TYPED_TEST(CsrMatrixTest, RejectsInvalidAddressing)

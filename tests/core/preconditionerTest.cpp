@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// SpMV, DIC factor and DIC/diagonal/none application against OpenFOAM's face loops.
+// SpMV, Tmul, and the preconditioners (factor, precondition, preconditionT) against OpenFOAM's
+// face loops and a sequential ILU(0).
 
 #include "testSupport.hpp"
 
@@ -24,6 +25,65 @@ std::vector<LduProblem> problems()
     };
 }
 
+//- A convection-diffusion-like asymmetric matrix: upper and lower differ.
+LduProblem asymmetric(int nx, int ny, int nz, unsigned seed)
+{
+    LduProblem p = poisson3D(nx, ny, nz, seed);
+    const std::vector<double> shift = randomVector(p.nFaces(), seed + 1, -0.4, 0.4);
+    p.lowerCoeffs = p.upperCoeffs;
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        p.upperCoeffs[f] += shift[f];
+        p.lowerCoeffs[f] -= shift[f];
+    }
+    return p;
+}
+
+std::vector<LduProblem> asymmetricProblems()
+{
+    return {
+        asymmetric(16, 12, 10, 7),
+        readMatrixMarket(dataFile("sherman5.mtx.gz")),
+        readMatrixMarket(dataFile("orsirr_1.mtx.gz")),
+        readMatrixMarket(dataFile("openfoam_elbow_Ux0.mtx.gz")),
+    };
+}
+
+//- A triangle-rich pattern (each cell also coupled to its diagonal neighbour in x-y), so that
+//  ILU0 fills within the pattern and differs from DILU.
+LduProblem withTriangles(int nx, int ny, unsigned seed)
+{
+    LduProblem p;
+    p.nCells = nx*ny;
+    p.diag.assign(p.nCells, 0.0);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> coeff(0.5, 1.5);
+    for (int c = 0; c < p.nCells; ++c)
+    {
+        const int i = c % nx;
+        const int j = c/nx;
+        for (int nb : {i + 1 < nx ? c + 1 : -1, j + 1 < ny ? c + nx : -1, i + 1 < nx && j + 1 < ny ? c + nx + 1 : -1})
+        {
+            if (nb >= 0)
+            {
+                const double a = coeff(gen);
+                p.lower.push_back(c);
+                p.upper.push_back(nb);
+                p.upperCoeffs.push_back(-a);
+                p.lowerCoeffs.push_back(-a*coeff(gen));
+                p.diag[c] += 1.6*a;
+                p.diag[nb] += 1.6*a;
+            }
+        }
+    }
+    return p;
+}
+
+const double* lowerOf(const LduProblem& p)
+{
+    return p.symmetric() ? nullptr : p.lowerCoeffs.data();
+}
+
 TYPED_TEST(KernelTest, SpmvIsEquivalentToReference)
 {
     for (const LduProblem& p : problems())
@@ -38,28 +98,81 @@ TYPED_TEST(KernelTest, SpmvIsEquivalentToReference)
     }
 }
 
-TYPED_TEST(KernelTest, DicFactorAndApplyAreEquivalentToReference)
+//- Factor, precondition and preconditionT of a preconditioner against the reference.
+template<class B>
+void checkPreconditioner(const LduProblem& p, Preconditioner type)
+{
+    LduSystemImpl<B> sys(p.addressing());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), lowerOf(p));
+    auto& M = sys.preconditioners();
+    M.setup(type);
+    const ReferencePreconditioner ref(p, type);
+    if (type == Preconditioner::ILU0)
+    {
+        EXPECT_LT(relativeDifference(toHost(M.lu()), ref.luValues()), tightTolerance);
+    }
+    else if (type != Preconditioner::none)
+    {
+        EXPECT_LT(relativeDifference(toHost(M.rD()), ref.rD()), tightTolerance);
+    }
+    const std::vector<double> r = randomVector(p.nCells, 8);
+    typename B::template Vector<double> dr(r.begin(), r.end());
+    typename B::template Vector<double> dw(p.nCells, -12345.0);
+    M.apply(ptr(dw), ptr(dr));
+    EXPECT_LT(relativeDifference(toHost(dw), ref.apply(r)), tightTolerance)
+        << "precondition, type " << int(type) << " on " << p.nCells << " rows";
+    thrust::fill(dw.begin(), dw.end(), -12345.0);
+    M.applyT(ptr(dw), ptr(dr));
+    EXPECT_LT(relativeDifference(toHost(dw), ref.apply(r, true)), tightTolerance)
+        << "preconditionT, type " << int(type) << " on " << p.nCells << " rows";
+}
+
+TYPED_TEST(KernelTest, SymmetricPreconditionersAreEquivalentToReference)
 {
     for (const LduProblem& p : problems())
     {
-        for (Preconditioner type : {Preconditioner::none, Preconditioner::diagonal, Preconditioner::DIC})
+        for (Preconditioner type : {Preconditioner::none, Preconditioner::diagonal, Preconditioner::DIC, Preconditioner::ILU0})
         {
-            LduSystemImpl<TypeParam> sys(p.addressing());
-            sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-            auto& M = sys.preconditioners();
-            M.setup(type);
-            const std::vector<double> rD = referenceRD(p, type);
-            if (type != Preconditioner::none)
-            {
-                EXPECT_LT(relativeDifference(toHost(M.rD()), rD), tightTolerance);
-            }
-            const std::vector<double> r = randomVector(p.nCells, 8);
-            typename TypeParam::template Vector<double> dr(r.begin(), r.end());
-            typename TypeParam::template Vector<double> dw(p.nCells, -12345.0);
-            M.apply(ptr(dw), ptr(dr));
-            EXPECT_LT(relativeDifference(toHost(dw), referencePrecondition(p, type, rD, r)), tightTolerance)
-                << "preconditioner " << int(type) << " on " << p.nCells << " rows";
+            checkPreconditioner<TypeParam>(p, type);
         }
+    }
+}
+
+TYPED_TEST(KernelTest, AsymmetricPreconditionersAreEquivalentToReference)
+{
+    for (const LduProblem& p : asymmetricProblems())
+    {
+        for (Preconditioner type : {Preconditioner::diagonal, Preconditioner::DILU, Preconditioner::ILU0})
+        {
+            checkPreconditioner<TypeParam>(p, type);
+        }
+    }
+}
+
+TYPED_TEST(KernelTest, Ilu0FillsWithinThePatternWhereDiluDoesNot)
+{
+    const LduProblem p = withTriangles(23, 19, 9);
+    checkPreconditioner<TypeParam>(p, Preconditioner::ILU0);
+    checkPreconditioner<TypeParam>(p, Preconditioner::DILU);
+    // with triangles in the graph the two are different preconditioners
+    const std::vector<double> r = randomVector(p.nCells, 10);
+    EXPECT_GT(relativeDifference(ReferencePreconditioner(p, Preconditioner::ILU0).apply(r),
+                                 ReferencePreconditioner(p, Preconditioner::DILU).apply(r)), 1e-3);
+}
+
+TYPED_TEST(KernelTest, TmulIsEquivalentToReference)
+{
+    for (const LduProblem& p : asymmetricProblems())
+    {
+        LduSystemImpl<TypeParam> sys(p.addressing());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), lowerOf(p));
+        const std::vector<double> x = randomVector(p.nCells, 11);
+        typename TypeParam::template Vector<double> dx(x.begin(), x.end());
+        typename TypeParam::template Vector<double> dy(p.nCells, -12345.0);
+        sys.tmul(ptr(dy), ptr(dx), Coupling());
+        EXPECT_LT(relativeDifference(toHost(dy), referenceTmul(p, x)), tightTolerance);
+        sys.amul(ptr(dy), ptr(dx), Coupling());
+        EXPECT_LT(relativeDifference(toHost(dy), referenceAmul(p, x)), tightTolerance);
     }
 }
 

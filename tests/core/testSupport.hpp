@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -122,7 +123,8 @@ inline LduProblem poisson3D(int nx, int ny, int nz, unsigned seed, double sign =
 }
 
 //- Reads a Matrix Market file (coordinate real/integer, general or symmetric, gzip or plain)
-//  into LDU form; the pattern must be structurally symmetric.
+//  into LDU form. LDU storage has a symmetric pattern: an entry whose transpose is missing gets
+//  an explicit zero there.
 inline LduProblem readMatrixMarket(const std::string& path)
 {
     gzFile in = gzopen(path.c_str(), "rb");
@@ -169,7 +171,8 @@ inline LduProblem readMatrixMarket(const std::string& path)
     LduProblem p;
     p.nCells = rows;
     p.diag.assign(rows, 0.0);
-    std::vector<double> lowerCoeffs;
+    // faces (lower, upper) -> (upper coefficient A[l][u], lower coefficient A[u][l])
+    std::map<std::pair<int, int>, std::pair<double, double>> faces;
     for (const auto& [ij, v] : entries)
     {
         const auto [i, j] = ij;
@@ -179,16 +182,20 @@ inline LduProblem readMatrixMarket(const std::string& path)
         }
         else if (i < j)
         {
-            const auto t = entries.find({j, i});
-            if (t == entries.end())
-            {
-                throw std::runtime_error(path + ": pattern is not symmetric");
-            }
-            p.lower.push_back(i);
-            p.upper.push_back(j);
-            p.upperCoeffs.push_back(v);
-            lowerCoeffs.push_back(t->second);
+            faces[{i, j}].first = v;
         }
+        else
+        {
+            faces[{j, i}].second = v;
+        }
+    }
+    std::vector<double> lowerCoeffs;
+    for (const auto& [lu, coeffs] : faces)
+    {
+        p.lower.push_back(lu.first);
+        p.upper.push_back(lu.second);
+        p.upperCoeffs.push_back(coeffs.first);
+        lowerCoeffs.push_back(coeffs.second);
     }
     if (lowerCoeffs != p.upperCoeffs)
     {
@@ -245,6 +252,12 @@ public:
         return cells_;
     }
 
+    //- The interface couplings of the test problems are symmetric
+    void interfaceProductT(const double* x, double* result) const override
+    {
+        interfaceProduct(x, result);
+    }
+
     void interfaceProduct(const double* x, double* result) const override
     {
         for (std::size_t j = 0; j < cells_.size(); ++j)
@@ -279,50 +292,205 @@ inline std::vector<double> referenceAmul(const LduProblem& p, const std::vector<
     return y;
 }
 
-//- OpenFOAM's DIC (or diagonal) factor: rD.
-inline std::vector<double> referenceRD(const LduProblem& p, Preconditioner type)
+//- OpenFOAM's Tmul (face loop): upper and lower swapped; the test problems' interface
+//  couplings are symmetric, so A^T has the same ones.
+inline std::vector<double> referenceTmul(const LduProblem& p, const std::vector<double>& x)
 {
-    std::vector<double> rD(p.diag);
-    if (type == Preconditioner::DIC)
-    {
-        for (int f = 0; f < p.nFaces(); ++f)
-        {
-            rD[p.upper[f]] -= p.upperCoeffs[f]*p.upperCoeffs[f]/rD[p.lower[f]];
-        }
-    }
-    for (double& d : rD)
-    {
-        d = 1.0/d;
-    }
-    return rD;
+    LduProblem t(p);
+    t.upperCoeffs = p.lowerOrUpper();
+    t.lowerCoeffs = p.upperCoeffs;
+    return referenceAmul(t, x);
 }
 
-//- OpenFOAM's precondition() for none, diagonal and DIC.
-inline std::vector<double> referencePrecondition(
-    const LduProblem& p, Preconditioner type, const std::vector<double>& rD, const std::vector<double>& r)
+//- OpenFOAM's preconditioners as written in its sources (face loops, losort order), and a
+//  plain sequential ILU(0) on rows held as maps (column -> value).
+class ReferencePreconditioner
 {
-    std::vector<double> w(r);
-    if (type == Preconditioner::none)
+    const LduProblem& p_;
+    Preconditioner type_;
+    std::vector<double> rD_;
+    std::vector<std::map<int, double>> lu_;
+
+public:
+    ReferencePreconditioner(const LduProblem& p, Preconditioner type)
+    :
+        p_(p),
+        type_(type),
+        rD_(p.diag)
     {
+        const auto& lo = p.lowerOrUpper();
+        if (type == Preconditioner::DIC || type == Preconditioner::DILU)
+        {
+            for (int f = 0; f < p.nFaces(); ++f)
+            {
+                rD_[p.upper[f]] -= p.upperCoeffs[f]*lo[f]/rD_[p.lower[f]];
+            }
+        }
+        for (double& d : rD_)
+        {
+            d = 1.0/d;
+        }
+        if (type == Preconditioner::ILU0)
+        {
+            lu_.resize(p.nCells);
+            for (int c = 0; c < p.nCells; ++c)
+            {
+                lu_[c][c] = p.diag[c];
+            }
+            for (int f = 0; f < p.nFaces(); ++f)
+            {
+                lu_[p.lower[f]][p.upper[f]] = p.upperCoeffs[f];
+                lu_[p.upper[f]][p.lower[f]] = lo[f];
+            }
+            for (int i = 0; i < p.nCells; ++i)
+            {
+                auto& row = lu_[i];
+                for (auto k = row.begin(); k != row.end() && k->first < i; ++k)
+                {
+                    k->second /= lu_[k->first].at(k->first);
+                    for (auto j = std::next(k); j != row.end(); ++j)
+                    {
+                        const auto kj = lu_[k->first].find(j->first);
+                        if (kj != lu_[k->first].end())
+                        {
+                            j->second -= k->second*kj->second;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    const std::vector<double>& rD() const
+    {
+        return rD_;
+    }
+
+    //- The ILU0 factors in the order of the CSR entries (rows, columns ascending)
+    std::vector<double> luValues() const
+    {
+        std::vector<double> v;
+        for (const auto& row : lu_)
+        {
+            for (const auto& [j, a] : row)
+            {
+                v.push_back(a);
+            }
+        }
+        return v;
+    }
+
+    //- precondition (transposed = false) or preconditionT (true)
+    std::vector<double> apply(const std::vector<double>& r, bool transposed = false) const
+    {
+        const LduProblem& p = p_;
+        std::vector<double> w(r);
+        if (type_ == Preconditioner::none)
+        {
+            return w;
+        }
+        if (type_ == Preconditioner::ILU0)
+        {
+            return transposed ? iluT(r) : ilu(r);
+        }
+        for (int c = 0; c < p.nCells; ++c)
+        {
+            w[c] = rD_[c]*r[c];
+        }
+        if (type_ == Preconditioner::diagonal)
+        {
+            return w;
+        }
+        // DIC/DILU: lower = upper for DIC. preconditionT swaps their roles.
+        const auto& lo = transposed ? p.upperCoeffs : p.lowerOrUpper();
+        const auto& up = transposed ? p.lowerOrUpper() : p.upperCoeffs;
+        std::vector<int> losort(p.nFaces());
+        std::iota(losort.begin(), losort.end(), 0);
+        std::stable_sort(losort.begin(), losort.end(), [&](int a, int b) { return p.upper[a] < p.upper[b]; });
+        if (!transposed)
+        {
+            for (int s : losort)
+            {
+                w[p.upper[s]] -= rD_[p.upper[s]]*lo[s]*w[p.lower[s]];
+            }
+            for (int f = p.nFaces() - 1; f >= 0; --f)
+            {
+                w[p.lower[f]] -= rD_[p.lower[f]]*up[f]*w[p.upper[f]];
+            }
+        }
+        else
+        {
+            for (int f = 0; f < p.nFaces(); ++f)
+            {
+                w[p.upper[f]] -= rD_[p.upper[f]]*lo[f]*w[p.lower[f]];
+            }
+            for (auto s = losort.rbegin(); s != losort.rend(); ++s)
+            {
+                w[p.lower[*s]] -= rD_[p.lower[*s]]*up[*s]*w[p.upper[*s]];
+            }
+        }
         return w;
     }
-    for (int c = 0; c < p.nCells; ++c)
+
+private:
+    //- (LU)^-1 r: L y = r (unit lower), U x = y
+    std::vector<double> ilu(const std::vector<double>& r) const
     {
-        w[c] = rD[c]*r[c];
+        const int n = p_.nCells;
+        std::vector<double> x(r);
+        for (int i = 0; i < n; ++i)
+        {
+            for (const auto& [j, a] : lu_[i])
+            {
+                if (j < i)
+                {
+                    x[i] -= a*x[j];
+                }
+            }
+        }
+        for (int i = n - 1; i >= 0; --i)
+        {
+            for (const auto& [j, a] : lu_[i])
+            {
+                if (j > i)
+                {
+                    x[i] -= a*x[j];
+                }
+            }
+            x[i] /= lu_[i].at(i);
+        }
+        return x;
     }
-    if (type == Preconditioner::DIC)
+
+    //- (LU)^-T r: U^T z = r, L^T w = z, as column sweeps
+    std::vector<double> iluT(const std::vector<double>& r) const
     {
-        for (int f = 0; f < p.nFaces(); ++f)
+        const int n = p_.nCells;
+        std::vector<double> z(r);
+        for (int i = 0; i < n; ++i)
         {
-            w[p.upper[f]] -= rD[p.upper[f]]*p.upperCoeffs[f]*w[p.lower[f]];
+            z[i] /= lu_[i].at(i);
+            for (const auto& [j, a] : lu_[i])
+            {
+                if (j > i)
+                {
+                    z[j] -= a*z[i];
+                }
+            }
         }
-        for (int f = p.nFaces() - 1; f >= 0; --f)
+        for (int i = n - 1; i >= 0; --i)
         {
-            w[p.lower[f]] -= rD[p.lower[f]]*p.upperCoeffs[f]*w[p.upper[f]];
+            for (const auto& [j, a] : lu_[i])
+            {
+                if (j < i)
+                {
+                    z[j] -= a*z[i];
+                }
+            }
         }
+        return z;
     }
-    return w;
-}
+};
 
 inline double sumMag(const std::vector<double>& x)
 {
@@ -344,20 +512,11 @@ inline double sumProd(const std::vector<double>& x, const std::vector<double>& y
     return s;
 }
 
-//- OpenFOAM's PCG::solve (serial), normFactor included.
-inline SolveResult referencePCG(
-    const LduProblem& p, std::vector<double>& psi, const std::vector<double>& source,
-    const SolverControls& c, Preconditioner type)
+//- OpenFOAM's normFactor (c.5)
+inline double referenceNormFactor(
+    const LduProblem& p, const std::vector<double>& psi, const std::vector<double>& Apsi,
+    const std::vector<double>& source)
 {
-    const int n = p.nCells;
-    SolveResult res;
-    std::vector<double> wA = referenceAmul(p, psi);
-    std::vector<double> rA(n);
-    for (int i = 0; i < n; ++i)
-    {
-        rA[i] = source[i] - wA[i];
-    }
-    // normFactor
     std::vector<double> sumA(p.diag);
     const auto& lo = p.lowerOrUpper();
     for (int f = 0; f < p.nFaces(); ++f)
@@ -374,24 +533,50 @@ inline SolveResult referencePCG(
     {
         xRef += v;
     }
-    xRef /= n;
+    xRef /= p.nCells;
     double normFactor = 0;
+    for (int i = 0; i < p.nCells; ++i)
+    {
+        normFactor += std::abs(Apsi[i] - sumA[i]*xRef) + std::abs(source[i] - sumA[i]*xRef);
+    }
+    return normFactor + 1e-20;
+}
+
+//- OpenFOAM's PCG, PBiCG or PBiCGStab::solve (serial), as written in v1912.
+inline SolveResult referenceSolve(
+    KrylovMethod method, const LduProblem& p, std::vector<double>& psi,
+    const std::vector<double>& source, const SolverControls& c, Preconditioner type)
+{
+    const int n = p.nCells;
+    SolveResult res;
+    std::vector<double> wA = referenceAmul(p, psi);
+    std::vector<double> rA(n);
     for (int i = 0; i < n; ++i)
     {
-        normFactor += std::abs(wA[i] - sumA[i]*xRef) + std::abs(source[i] - sumA[i]*xRef);
+        rA[i] = source[i] - wA[i];
     }
-    normFactor += 1e-20;
-
+    const double normFactor = referenceNormFactor(p, psi, wA, source);
     res.initialResidual = res.finalResidual = sumMag(rA)/normFactor;
-    if (c.minIter > 0 || !isConverged(res.finalResidual, res.initialResidual, c))
+    res.converged = isConverged(res.finalResidual, res.initialResidual, c);
+    if (!(c.minIter > 0 || !res.converged))
     {
-        const std::vector<double> rD = referenceRD(p, type);
-        std::vector<double> pA(n);
+        return res;
+    }
+    const ReferencePreconditioner M(p, type);
+    auto loopCondition = [&]()
+    {
+        return (++res.nIterations < c.maxIter
+                && !(res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
+            || res.nIterations < c.minIter;
+    };
+    std::vector<double> pA(n);
+    if (method == KrylovMethod::PCG)
+    {
         double wArA = 1e20;
         do
         {
             const double wArAold = wArA;
-            wA = referencePrecondition(p, type, rD, rA);
+            wA = M.apply(rA);
             wArA = sumProd(wA, rA);
             for (int i = 0; i < n; ++i)
             {
@@ -411,13 +596,113 @@ inline SolveResult referencePCG(
                 rA[i] -= alpha*wA[i];
             }
             res.finalResidual = sumMag(rA)/normFactor;
-        } while ((++res.nIterations < c.maxIter
-                  && !(res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
-                 || res.nIterations < c.minIter);
+        } while (loopCondition());
+    }
+    else if (method == KrylovMethod::PBiCG)
+    {
+        std::vector<double> pT(n, 0.0);
+        std::vector<double> wT = referenceTmul(p, psi);
+        std::vector<double> rT(n);
+        for (int i = 0; i < n; ++i)
+        {
+            rT[i] = source[i] - wT[i];
+        }
+        double wArT = 0;
+        do
+        {
+            const double wArTold = wArT;
+            wA = M.apply(rA);
+            wT = M.apply(rT, true);
+            wArT = sumProd(wA, rT);
+            for (int i = 0; i < n; ++i)
+            {
+                pA[i] = res.nIterations == 0 ? wA[i] : wA[i] + (wArT/wArTold)*pA[i];
+                pT[i] = res.nIterations == 0 ? wT[i] : wT[i] + (wArT/wArTold)*pT[i];
+            }
+            wA = referenceAmul(p, pA);
+            wT = referenceTmul(p, pT);
+            const double wApT = sumProd(wA, pT);
+            if (std::abs(wApT)/normFactor < 1e-300)
+            {
+                res.singular = true;
+                break;
+            }
+            const double alpha = wArT/wApT;
+            for (int i = 0; i < n; ++i)
+            {
+                psi[i] += alpha*pA[i];
+                rA[i] -= alpha*wA[i];
+                rT[i] -= alpha*wT[i];
+            }
+            res.finalResidual = sumMag(rA)/normFactor;
+        } while (loopCondition());
     }
     else
     {
-        res.converged = true;
+        std::vector<double> yA, AyA(n), sA(n), zA, tA;
+        const std::vector<double> rA0(rA);
+        double rA0rA = 0;
+        double alpha = 0;
+        double omega = 0;
+        do
+        {
+            const double rA0rAold = rA0rA;
+            rA0rA = sumProd(rA0, rA);
+            if (std::abs(rA0rA) < 1e-300)
+            {
+                res.singular = true;
+                break;
+            }
+            if (res.nIterations == 0)
+            {
+                pA = rA;
+            }
+            else
+            {
+                if (std::abs(omega) < 1e-300)
+                {
+                    res.singular = true;
+                    break;
+                }
+                const double beta = (rA0rA/rA0rAold)*(alpha/omega);
+                for (int i = 0; i < n; ++i)
+                {
+                    pA[i] = rA[i] + beta*(pA[i] - omega*AyA[i]);
+                }
+            }
+            yA = M.apply(pA);
+            AyA = referenceAmul(p, yA);
+            alpha = rA0rA/sumProd(rA0, AyA);
+            for (int i = 0; i < n; ++i)
+            {
+                sA[i] = rA[i] - alpha*AyA[i];
+            }
+            res.finalResidual = sumMag(sA)/normFactor;
+            if (res.nIterations >= c.minIter
+             && (res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
+            {
+                for (int i = 0; i < n; ++i)
+                {
+                    psi[i] += alpha*yA[i];
+                }
+                res.nIterations++;
+                return res;
+            }
+            zA = M.apply(sA);
+            tA = referenceAmul(p, zA);
+            double tAtA = 0;
+            for (double t : tA)
+            {
+                tAtA += t*t;
+            }
+            omega = sumProd(tA, sA)/tAtA;
+            for (int i = 0; i < n; ++i)
+            {
+                psi[i] += alpha*yA[i] + omega*zA[i];
+                rA[i] = sA[i] - omega*tA[i];
+            }
+            res.finalResidual = sumMag(rA)/normFactor;
+        } while (loopCondition());
     }
     return res;
 }

@@ -29,11 +29,23 @@ enum class Executor
     gpu
 };
 
+//- DIC and DILU are OpenFOAM's (DIC: symmetric matrices); ILU0 is the zero-fill incomplete LU
+//  of the CSR matrix.
 enum class Preconditioner
 {
     none,
     diagonal,
-    DIC
+    DIC,
+    DILU,
+    ILU0
+};
+
+//- The Krylov loops of OpenFOAM: PCG (symmetric), PBiCG (asymmetric), PBiCGStab (both).
+enum class KrylovMethod
+{
+    PCG,
+    PBiCG,
+    PBiCGStab
 };
 
 //- OpenFOAM's lduAddressing, borrowed: lower[f] < upper[f], faces in upper-triangular order
@@ -96,6 +108,13 @@ public:
         (void)xAtCells;
         (void)result;
     }
+
+    //- The same for (A^T x): OpenFOAM's Tmul, with the interfaceIntCoeffs.
+    virtual void interfaceProductT(const double* xAtCells, double* result) const
+    {
+        (void)xAtCells;
+        (void)result;
+    }
 };
 
 //- A linear system on one LDU addressing, on one executor. Everything that depends only on the
@@ -120,9 +139,10 @@ public:
         const std::vector<double>& sumACorrection
     ) = 0;
 
-    //- Preconditioned conjugate gradients, the exact loop of OpenFOAM's PCG: psi is the
-    //  initial guess on entry and the solution on exit.
-    virtual SolveResult solvePCG(
+    //- Solve A psi = source with the exact loop of OpenFOAM's PCG, PBiCG or PBiCGStab: psi is
+    //  the initial guess on entry and the solution on exit.
+    virtual SolveResult solve(
+        KrylovMethod method,
         double* psi,
         const double* source,
         const SolverControls& controls,

@@ -12,12 +12,14 @@ Foam::gpuLduCoupling::gpuLduCoupling
 (
     const lduMatrix& matrix,
     const FieldField<Field, scalar>& interfaceCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
     const lduInterfaceFieldPtrsList& interfaces,
     const direction cmpt
 )
 :
     matrix_(matrix),
     interfaceCoeffs_(interfaceCoeffs),
+    interfaceIntCoeffs_(interfaceIntCoeffs),
     interfaces_(interfaces),
     cmpt_(cmpt)
 {
@@ -78,20 +80,41 @@ void Foam::gpuLduCoupling::interfaceProduct
     double* result
 ) const
 {
+    product(interfaceCoeffs_, xAtCells, result);
+}
+
+
+void Foam::gpuLduCoupling::interfaceProductT
+(
+    const double* xAtCells,
+    double* result
+) const
+{
+    product(interfaceIntCoeffs_, xAtCells, result);
+}
+
+
+void Foam::gpuLduCoupling::product
+(
+    const FieldField<Field, scalar>& coeffs,
+    const double* xAtCells,
+    double* result
+) const
+{
     for (std::size_t j = 0; j < cells_.size(); ++j)
     {
         psi_[cells_[j]] = xAtCells[j];
         result_[cells_[j]] = 0;
     }
 
-    // result[faceCells] -= coeffs*psi_neighbour, as in lduMatrix::Amul
+    // result[faceCells] -= coeffs*psi_neighbour, as in lduMatrix::Amul/Tmul
     matrix_.initMatrixInterfaces
     (
-        true, interfaceCoeffs_, interfaces_, psi_, result_, cmpt_
+        true, coeffs, interfaces_, psi_, result_, cmpt_
     );
     matrix_.updateMatrixInterfaces
     (
-        true, interfaceCoeffs_, interfaces_, psi_, result_, cmpt_
+        true, coeffs, interfaces_, psi_, result_, cmpt_
     );
 
     for (std::size_t j = 0; j < cells_.size(); ++j)

@@ -4,7 +4,6 @@
 \*---------------------------------------------------------------------------*/
 
 #include "PCGGPU.H"
-#include "gpuLduCoupling.H"
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
@@ -56,46 +55,13 @@ Foam::solverPerformance Foam::PCGGPU::solve
     const direction cmpt
 ) const
 {
-    const word preconditionerName =
-        lduMatrix::preconditioner::getName(controlDict_);
-
-    const gpuLdu::Preconditioner preconditioner = preconditionerType
+    return solveWith
     (
-        preconditionerName,
-        wordList({"DIC", "FDIC", "diagonal", "none"})
+        gpuLdu::KrylovMethod::PCG,
+        "PCG",
+        wordList({"DIC", "FDIC", "diagonal", "none"}),
+        psi,
+        source,
+        cmpt
     );
-
-    const gpuLduCoupling coupling
-    (
-        matrix_, interfaceBouCoeffs_, interfaces_, cmpt
-    );
-
-    const bool check = checkNativeRequested();
-    const scalarField psi0(check ? psi : scalarField());
-
-    gpuLdu::SolveResult result;
-    try
-    {
-        gpuLdu::LduSystem& sys = system();
-        sys.setMatrix(matrix_.diag().cdata(), matrix_.upper().cdata(), nullptr);
-        sys.setInterfaces(coupling.cells(), coupling.sumACorrection());
-        result = sys.solvePCG
-        (
-            psi.data(), source.cdata(), controls(), preconditioner, coupling
-        );
-    }
-    catch (const std::exception& e)
-    {
-        fatal(e);
-    }
-
-    const solverPerformance perf =
-        performance(preconditionerName + typeName, result);
-
-    if (check)
-    {
-        checkNative("PCG", psi0, source, cmpt, perf);
-    }
-
-    return perf;
 }

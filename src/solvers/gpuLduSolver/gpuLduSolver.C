@@ -6,6 +6,7 @@
 #include "gpuLduSolver.H"
 #include "gpuLduCache.H"
 #include "fvMesh.H"
+#include "gpuLduCoupling.H"
 
 #include <cmath>
 
@@ -96,6 +97,14 @@ gpuLdu::Preconditioner Foam::gpuLduSolver::preconditionerType
             // FDIC only caches rD*upper: the same arithmetic as DIC
             return gpuLdu::Preconditioner::DIC;
         }
+        if (name == "DILU")
+        {
+            return gpuLdu::Preconditioner::DILU;
+        }
+        if (name == "ILU0")
+        {
+            return gpuLdu::Preconditioner::ILU0;
+        }
         if (name == "diagonal")
         {
             return gpuLdu::Preconditioner::diagonal;
@@ -163,12 +172,6 @@ Foam::solverPerformance Foam::gpuLduSolver::performance
 }
 
 
-bool Foam::gpuLduSolver::checkNativeRequested() const
-{
-    return controlDict_.lookupOrDefault<bool>("checkNative", false);
-}
-
-
 void Foam::gpuLduSolver::checkNative
 (
     const word& nativeType,
@@ -204,13 +207,75 @@ void Foam::gpuLduSolver::checkNative
 }
 
 
-void Foam::gpuLduSolver::fatal(const std::exception& e) const
+Foam::solverPerformance Foam::gpuLduSolver::solveWith
+(
+    gpuLdu::KrylovMethod method,
+    const word& nativeType,
+    const wordList& validPreconditioners,
+    scalarField& psi,
+    const scalarField& source,
+    const direction cmpt
+) const
 {
-    FatalErrorInFunction
-        << "Solving for " << fieldName_ << " with " << type() << " failed: "
-        << e.what() << exit(FatalError);
+    const word preconditionerName =
+        lduMatrix::preconditioner::getName(controlDict_);
 
-    std::abort();
+    const gpuLdu::Preconditioner preconditioner =
+        preconditionerType(preconditionerName, validPreconditioners);
+
+    const gpuLduCoupling coupling
+    (
+        matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, interfaces_, cmpt
+    );
+
+    const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
+    if (check && preconditioner == gpuLdu::Preconditioner::ILU0)
+    {
+        FatalIOErrorInFunction(controlDict_)
+            << "checkNative for field " << fieldName_ << " compares with "
+            << nativeType << " and OpenFOAM's own preconditioners; "
+            << preconditionerName << " has no native counterpart"
+            << exit(FatalIOError);
+    }
+    const scalarField psi0(check ? psi : scalarField());
+
+    gpuLdu::SolveResult result;
+    try
+    {
+        gpuLdu::LduSystem& sys = system();
+        sys.setMatrix
+        (
+            matrix_.diag().cdata(),
+            matrix_.upper().cdata(),
+            matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
+        );
+        sys.setInterfaces(coupling.cells(), coupling.sumACorrection());
+        result = sys.solve
+        (
+            method,
+            psi.data(),
+            source.cdata(),
+            controls(),
+            preconditioner,
+            coupling
+        );
+    }
+    catch (const std::exception& e)
+    {
+        FatalErrorInFunction
+            << "Solving for " << fieldName_ << " with " << type()
+            << " failed: " << e.what() << exit(FatalError);
+    }
+
+    const solverPerformance perf =
+        performance(preconditionerName + type(), result);
+
+    if (check)
+    {
+        checkNative(nativeType, psi0, source, cmpt, perf);
+    }
+
+    return perf;
 }
 
 

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The element-wise steps and reduction terms of the Krylov loops, each OpenFOAM's expression
+// (same operands, same order), so that the CPU backend reproduces OpenFOAM's numbers.
+
+#ifndef GPULDU_VECTOROPS_HPP
+#define GPULDU_VECTOROPS_HPP
+
+#include "backends.hpp"
+
+namespace gpuLdu
+{
+
+namespace detail
+{
+
+GPULDU_HD inline double magnitude(double x)
+{
+    return x < 0 ? -x : x;
+}
+
+//- r = b - Ax
+struct Residual
+{
+    const double* b;
+    const double* Ax;
+    double* r;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        r[i] = b[i] - Ax[i];
+    }
+};
+
+struct Sum
+{
+    const double* x;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        return x[i];
+    }
+};
+
+struct SumMag
+{
+    const double* x;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        return x[i] < 0 ? -x[i] : x[i];
+    }
+};
+
+struct Dot
+{
+    const double* x;
+    const double* y;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        return x[i]*y[i];
+    }
+};
+
+//- |Ax - sumA*xRef| + |b - sumA*xRef|, summed for OpenFOAM's normFactor.
+struct NormFactorTerm
+{
+    const double* sumA;
+    const double* Ax;
+    const double* b;
+    double xRef;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        const double t = sumA[i]*xRef;
+        const double a = Ax[i] - t;
+        const double c = b[i] - t;
+        return (a < 0 ? -a : a) + (c < 0 ? -c : c);
+    }
+};
+
+//- p = w (first iteration) or p = w + beta*p
+struct UpdateSearchDirection
+{
+    const double* w;
+    double* p;
+    double beta;
+    bool first;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        p[i] = first ? w[i] : w[i] + beta*p[i];
+    }
+};
+
+//- psi += alpha*p; r -= alpha*w; returns |r| for the residual sum. 48 B/row.
+struct UpdateSolutionAndResidual
+{
+    const double* p;
+    const double* w;
+    double* psi;
+    double* r;
+    double alpha;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        psi[i] += alpha*p[i];
+        r[i] -= alpha*w[i];
+        return r[i] < 0 ? -r[i] : r[i];
+    }
+};
+
+//- pA = wA (first iteration) or wA + beta*pA, and the same for the T vectors (PBiCG).
+struct UpdateSearchDirections
+{
+    const double* wA;
+    const double* wT;
+    double* pA;
+    double* pT;
+    double beta;
+    bool first;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        pA[i] = first ? wA[i] : wA[i] + beta*pA[i];
+        pT[i] = first ? wT[i] : wT[i] + beta*pT[i];
+    }
+};
+
+//- psi += alpha*pA; rA -= alpha*wA; rT -= alpha*wT; returns |rA| (PBiCG).
+struct UpdateBiCG
+{
+    const double* pA;
+    const double* wA;
+    const double* wT;
+    double* psi;
+    double* rA;
+    double* rT;
+    double alpha;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        psi[i] += alpha*pA[i];
+        rA[i] -= alpha*wA[i];
+        rT[i] -= alpha*wT[i];
+        return magnitude(rA[i]);
+    }
+};
+
+//- pA = rA (first iteration) or rA + beta*(pA - omega*AyA)  (PBiCGStab)
+struct UpdateStabDirection
+{
+    const double* rA;
+    const double* AyA;
+    double* pA;
+    double beta;
+    double omega;
+    bool first;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        pA[i] = first ? rA[i] : rA[i] + beta*(pA[i] - omega*AyA[i]);
+    }
+};
+
+//- sA = rA - alpha*AyA; returns |sA|  (PBiCGStab)
+struct HalfStepResidual
+{
+    const double* rA;
+    const double* AyA;
+    double* sA;
+    double alpha;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        sA[i] = rA[i] - alpha*AyA[i];
+        return magnitude(sA[i]);
+    }
+};
+
+//- psi += alpha*yA  (PBiCGStab, converged at the half step)
+struct AddScaled
+{
+    const double* yA;
+    double* psi;
+    double alpha;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        psi[i] += alpha*yA[i];
+    }
+};
+
+//- psi += alpha*yA + omega*zA; rA = sA - omega*tA; returns |rA|  (PBiCGStab)
+struct UpdateStab
+{
+    const double* yA;
+    const double* zA;
+    const double* sA;
+    const double* tA;
+    double* psi;
+    double* rA;
+    double alpha;
+    double omega;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        psi[i] += alpha*yA[i] + omega*zA[i];
+        rA[i] = sA[i] - omega*tA[i];
+        return magnitude(rA[i]);
+    }
+};
+
+//- x^2, for gSumSqr
+struct SumSqr
+{
+    const double* x;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        return x[i]*x[i];
+    }
+};
+
+} // namespace detail
+
+} // namespace gpuLdu
+
+#endif
