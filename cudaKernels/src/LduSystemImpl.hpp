@@ -50,6 +50,53 @@ struct SpmvRow
     }
 };
 
+//- *a += v, atomically on the GPU (the CPU twin runs sequentially)
+GPULDU_HD inline void addTo(double* a, double v)
+{
+#ifdef __CUDA_ARCH__
+    atomicAdd(a, v);
+#else
+    *a += v;
+#endif
+}
+
+//- y[i] = diag[i]*x[i]  (first half of the atomic transposed product)
+struct DiagonalProduct
+{
+    const int* diagPos;
+    const double* val;
+    const double* x;
+    double* y;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        y[i] = val[diagPos[i]]*x[i];
+    }
+};
+
+//- y += A^T x by scattering row i of A: y[j] += A[i][j]*x[i] for j != i, with atomics. The
+//  alternative to gathering A^T's values; the order of the additions is not fixed.
+struct TransposeScatterRow
+{
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const double* val;
+    const double* x;
+    double* y;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
+        {
+            if (p != diagPos[i])
+            {
+                addTo(&y[col[p]], val[p]*x[i]);
+            }
+        }
+    }
+};
+
 //- Row sums in OpenFOAM's sumA order (same as SpmvRow with x = 1).
 struct RowSum
 {
@@ -364,6 +411,15 @@ public:
         }
         spmv(y, x, valT_);
         addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProductT(xi, yi); });
+    }
+
+    //- y = A^T x without interfaces, by atomics from A's values (no transposed copy; the
+    //  summation order varies from run to run on the GPU). Measured against tmul in the
+    //  kernel benchmark; the solvers use tmul.
+    void tmulAtomic(double* y, const double* x)
+    {
+        forEach<B>(0, n(), detail::DiagonalProduct{ptr(A_.diagPos), ptr(A_.val), x, y});
+        forEach<B>(0, n(), detail::TransposeScatterRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), x, y});
     }
 
     //- Sum over all ranks of f(i), i in [0, n)

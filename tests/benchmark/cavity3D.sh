@@ -5,7 +5,8 @@
 # the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
 # $OUT/cavity3D-<N>.txt when OUT is set. The mesh is built once (native run) and reused.
-# Profiling times are wall-clock; ExecutionTime is icoFoam's CPU time.
+# Profiling times are wall-clock; ExecutionTime is icoFoam's CPU time. U is solved by
+# PBiCGStabGPU+DILU in the plugin run and by native PBiCGStab+DILU in the native run.
 # Usage: cavity3D.sh [-n N] [-steps K] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none]
 # Defaults: 50^3 cells, 5 steps, executor gpu where nvidia-smi sees a GPU, else cpu.
 set -euo pipefail
@@ -41,21 +42,21 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cavity3D-bench.XXXXXX")
 native=$work/native
 plugin=$work/plugin
 
-# setFvSolution <case> native|plugin: the p and pFinal dictionaries (the only "solver PCGGPU;"
-# entries of cavity3D) become native PCG without executor, or PCGGPU with "executor <executor>;";
-# their preconditioner becomes <precond> (U's DILU stays).
+# setFvSolution <case> native|plugin: the GPU solvers of cavity3D (p and pFinal: PCGGPU, U:
+# PBiCGStabGPU) become their native twins without executor, or keep "executor <executor>;"; the
+# preconditioner of p and pFinal becomes <precond> (U's DILU stays).
 setFvSolution()
 {
     local file=$1/system/fvSolution mode=$2 n
     sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*preconditioner\s\+\)\S\+\s*;/\1$precond;/" "$file"
     if [ "$mode" = native ]; then
-        sed -i -e 's/^\(\s*solver\s\+\)PCGGPU\s*;/\1PCG;/' -e '/^\s*executor\s/d' "$file"
-        n=$(grep -cE '^\s*solver\s+PCG\s*;' "$file" || true)
+        sed -i -e 's/^\(\s*solver\s\+\S\+\)GPU\s*;/\1;/' -e '/^\s*executor\s/d' "$file"
+        n=$(grep -cE '^\s*solver\s+(PCG|PBiCGStab)\s*;' "$file" || true)
     else
         sed -i "s/^\(\s*executor\s\+\)\S\+\s*;/\1$executor;/" "$file"
         n=$(grep -cE "^\s*executor\s+$executor\s*;" "$file" || true)
     fi
-    [ "$n" -eq 2 ] && [ "$(grep -cE "^\s*preconditioner\s+$precond\s*;" "$file")" -eq 2 ] \
+    [ "$n" -eq 3 ] && [ "$(grep -cE "^\s*preconditioner\s+$precond\s*;" "$file")" -ge 2 ] \
         || { echo "FAIL: could not rewrite $file for $mode" >&2; return 1; }
 }
 
@@ -84,7 +85,7 @@ entry()
         END { if (c == "") exit 1; print c, t }' "$1"
 }
 
-# summary <case>: "solves iterations solveTime calls executionTime lastStepTime wallTime"
+# summary <case>: "solves iterations solveTime calls executionTime lastStepTime wallTime uTime"
 summary()
 {
     local dir=$1 prof solves its calls total exec last wall
@@ -93,11 +94,12 @@ summary()
     read -r calls total < <(entry "$prof" "fvMatrix::solve.p") \
         || { echo "FAIL: no fvMatrix::solve.p in $prof; kept $work" >&2; exit 1; }
     read -r _ wall < <(entry "$prof" "application::main") || wall=0
+    read -r _ uTime < <(entry "$prof" "fvMatrix::solve.U") || uTime=0
     read -r solves its < <(sed -n 's/.*Solving for p, .*No Iterations \([0-9]*\)$/\1/p' "$dir/log.icoFoam" \
         | awk '{ n++; s += $1 } END { print n+0, s+0 }')
     read -r exec last < <(sed -n 's/^ExecutionTime = \(\S*\) s.*/\1/p' "$dir/log.icoFoam" \
         | awk '{ prev = cur; cur = $1 } END { print cur, cur - prev }')
-    echo "$solves $its $total $calls $exec $last $wall"
+    echo "$solves $its $total $calls $exec $last $wall $uTime"
 }
 
 cp -r "$tutorial" "$native"
@@ -130,8 +132,8 @@ status=0
 (cd "$plugin" && icoFoam > log.icoFoam 2>&1) || status=$?
 check "$plugin" "$status"
 
-read -r nS nI nT nC nE nL nW < <(summary "$native")
-read -r pS pI pT pC pE pL pW < <(summary "$plugin")
+read -r nS nI nT nC nE nL nW nU < <(summary "$native")
+read -r pS pI pT pC pE pL pW pU < <(summary "$plugin")
 if [ "$nS" != "$nC" ] || [ "$pS" != "$pC" ]; then
     echo "WARNING: 'Solving for p' lines ($nS native, $pS plugin) differ from profiling calls" \
          "($nC, $pC)" >&2
@@ -143,7 +145,7 @@ read -r pUp pSet pIt < <(sed -n 's/^gpuLduSolver: .* p: upload+convert \(\S*\) m
 
 table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" -v e="$executor" -v pc="$precond" \
     -v nS="$nS" -v nI="$nI" -v nT="$nT" -v nE="$nE" -v nL="$nL" -v nW="$nW" \
-    -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
+    -v nU="$nU" -v pU="$pU" -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
     -v host="$(hostname)" -v gpu="$(nvidia-smi -L 2>/dev/null | head -n 1 || true)" '
     function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
     BEGIN {
@@ -158,6 +160,7 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" 
         printf fmt, "p-solve time (s)", sprintf("%.4g", nT), sprintf("%.4g", pT), ratio(nT, pT)
         printf fmt, "ms per p-solve", sprintf("%.5g", nPS), sprintf("%.5g", pPS), ratio(nPS, pPS)
         printf fmt, "ms per p iteration", sprintf("%.4g", nPI), sprintf("%.4g", pPI), ratio(nPI, pPI)
+        printf fmt, "U-solve time (s)", sprintf("%.4g", nU), sprintf("%.4g", pU), ratio(nU, pU)
         printf fmt, "icoFoam wall (s)", sprintf("%.4g", nW), sprintf("%.4g", pW), ratio(nW, pW)
         printf fmt, "ExecutionTime (cpu s)", nE, pE, ratio(nE, pE)
         printf fmt, "last step (cpu s)", sprintf("%.4g", nL), sprintf("%.4g", pL), ratio(nL, pL)

@@ -25,20 +25,6 @@ std::vector<LduProblem> problems()
     };
 }
 
-//- A convection-diffusion-like asymmetric matrix: upper and lower differ.
-LduProblem asymmetric(int nx, int ny, int nz, unsigned seed)
-{
-    LduProblem p = poisson3D(nx, ny, nz, seed);
-    const std::vector<double> shift = randomVector(p.nFaces(), seed + 1, -0.4, 0.4);
-    p.lowerCoeffs = p.upperCoeffs;
-    for (int f = 0; f < p.nFaces(); ++f)
-    {
-        p.upperCoeffs[f] += shift[f];
-        p.lowerCoeffs[f] -= shift[f];
-    }
-    return p;
-}
-
 std::vector<LduProblem> asymmetricProblems()
 {
     return {
@@ -47,36 +33,6 @@ std::vector<LduProblem> asymmetricProblems()
         readMatrixMarket(dataFile("orsirr_1.mtx.gz")),
         readMatrixMarket(dataFile("openfoam_elbow_Ux0.mtx.gz")),
     };
-}
-
-//- A triangle-rich pattern (each cell also coupled to its diagonal neighbour in x-y), so that
-//  ILU0 fills within the pattern and differs from DILU.
-LduProblem withTriangles(int nx, int ny, unsigned seed)
-{
-    LduProblem p;
-    p.nCells = nx*ny;
-    p.diag.assign(p.nCells, 0.0);
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> coeff(0.5, 1.5);
-    for (int c = 0; c < p.nCells; ++c)
-    {
-        const int i = c % nx;
-        const int j = c/nx;
-        for (int nb : {i + 1 < nx ? c + 1 : -1, j + 1 < ny ? c + nx : -1, i + 1 < nx && j + 1 < ny ? c + nx + 1 : -1})
-        {
-            if (nb >= 0)
-            {
-                const double a = coeff(gen);
-                p.lower.push_back(c);
-                p.upper.push_back(nb);
-                p.upperCoeffs.push_back(-a);
-                p.lowerCoeffs.push_back(-a*coeff(gen));
-                p.diag[c] += 1.6*a;
-                p.diag[nb] += 1.6*a;
-            }
-        }
-    }
-    return p;
 }
 
 const double* lowerOf(const LduProblem& p)
@@ -170,6 +126,9 @@ TYPED_TEST(KernelTest, TmulIsEquivalentToReference)
         typename TypeParam::template Vector<double> dx(x.begin(), x.end());
         typename TypeParam::template Vector<double> dy(p.nCells, -12345.0);
         sys.tmul(ptr(dy), ptr(dx), Coupling());
+        EXPECT_LT(relativeDifference(toHost(dy), referenceTmul(p, x)), tightTolerance);
+        thrust::fill(dy.begin(), dy.end(), -12345.0);
+        sys.tmulAtomic(ptr(dy), ptr(dx));
         EXPECT_LT(relativeDifference(toHost(dy), referenceTmul(p, x)), tightTolerance);
         sys.amul(ptr(dy), ptr(dx), Coupling());
         EXPECT_LT(relativeDifference(toHost(dy), referenceAmul(p, x)), tightTolerance);

@@ -4,7 +4,8 @@
 # ignored folder .gpu carried (openfoam-runtime.tar.xz, platforms/{lib,bin} of the CUDA build):
 #   bash tests/gpu/run.sh
 # Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
-# tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
+# tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
+# kernel benchmark (gpuLduBench) at 100^3 and 200^3. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit so that the whole
 # stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
@@ -14,7 +15,8 @@
 #   GPU_CORE_TESTS     .gpu/platforms/bin/gpuLduCoreTestsCuda
 #   GPULDU_LIBDIR      .gpu/platforms/lib   plugin and core used by OpenFOAM
 #   GPU_OF_RUNTIME     .gpu/openfoam-runtime.tar.xz   ("none": use the OpenFOAM already here)
-#   GPU_LIMITS         "60 150 60 240"  seconds for steps a, b, c, d
+#   GPU_KERNEL_BENCH   .gpu/platforms/bin/gpuLduBenchCuda
+#   GPU_LIMITS         "60 240 60 150 120"  seconds for steps a, b, c, d, e
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,8 +27,9 @@ executor=${GPU_EXECUTOR:-gpu}
 benchN=${GPU_BENCH_N:-100}
 benchSteps=${GPU_BENCH_STEPS:-2}
 coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
+kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD <<< "${GPU_LIMITS:-60 150 60 240}"
+read -r limitA limitB limitC limitD limitE <<< "${GPU_LIMITS:-60 240 60 150 120}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -81,7 +84,7 @@ grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTests
 
 step "integration tests ($executor)" "$limitB" "integration-$executor.log" \
     bash tests/integration/run.sh "$executor"
-grep -E '^(PASS|FAIL)|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 40
+grep -E '^FAIL|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 30
 
 step "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh
 grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
@@ -89,6 +92,10 @@ grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 1
 step "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitD" cavity3D-bench.log \
     bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor"
 tail -n 25 "$OUT/cavity3D-bench.log"
+
+step "kernel benchmark 100^3 and 200^3" "$limitE" kernelBench.txt \
+    bash -c "'$kernelBench' 100 '$root/tests/data' && '$kernelBench' 200 '$root/tests/data'"
+cat "$OUT/kernelBench.txt"
 
 {
     echo

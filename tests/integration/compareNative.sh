@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Runs an OpenFOAM case twice, with native PCG and with the plugin's PCGGPU, and checks that every
-# "Solving for p" takes the same number of iterations (within --allow) and that the last initial
-# residual agrees. COMPARE_SELFTEST=1 keeps both runs native (proves the harness without a plugin).
+# Runs an OpenFOAM case twice, with the native solvers and with the plugin's (every dictionary with
+# "solver PCGGPU|PBiCGGPU|PBiCGStabGPU;" gets its native twin PCG|PBiCG|PBiCGStab in the native
+# copy), and checks, for every field that the plugin's solvers solve (Ux, Uy, k, p, ...), that
+# both runs have the same number of solves, that every solve takes the same number of iterations
+# (within --allow) and that the last initial residual agrees. One summary line per field.
+# --precond P sets the preconditioner of every GPU solver dictionary, --precond SOLVER:P of those
+# of one GPU solver only (e.g. PBiCGStabGPU:DILU); repeatable. COMPARE_SELFTEST=1 keeps both runs
+# native (proves the harness without a plugin).
 set -euo pipefail
 
-usage="Usage: $0 <caseDir> [--executor cpu|gpu] [--precond DIC|FDIC|diagonal|none] [--allow N]
-       [--rtol R] [extra Allrun args...]"
+usage="Usage: $0 <caseDir> [--executor cpu|gpu] [--precond [SOLVER:]P]... [--allow N]
+       [--rtol R] [extra Allrun args...]   (P: DIC|FDIC|DILU|diagonal|none; native has no ILU0)"
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
     echo "$usage" >&2
     exit 1
@@ -21,80 +26,41 @@ extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --executor) executor=$2; shift 2 ;;
-        --precond) precond=$2; shift 2 ;;
+        --precond) precond="$precond $2"; shift 2 ;;
         --allow) allow=$2; shift 2 ;;
         --rtol) rtol=$2; shift 2 ;;
         *) extra+=("$1"); shift ;;
     esac
 done
+precond=${precond# }
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
-case "$precond" in ''|DIC|FDIC|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; esac
+for p in $precond; do
+    case "${p#*GPU:}" in DIC|FDIC|DILU|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; esac
+done
 
+here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=etc/run-env.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../etc/run-env.sh"
+. "$here/../../etc/run-env.sh"
+# shellcheck source=tests/integration/fvSolutionEdit.sh
+. "$here/fvSolutionEdit.sh"
 name=$(basename "$caseDir")
 work=$(mktemp -d "${TMPDIR:-/tmp}/compareNative.$name.XXXXXX")
 
-# Rewrites system/fvSolution of case $1 in place. In every solver dictionary that holds
-# "solver PCGGPU;": mode native -> "solver PCG;" and no executor entry; mode plugin -> exactly one
-# "executor <executor>;". With --precond, the preconditioner word is set in those dictionaries too.
-editFvSolution()
-{
-    local file=$1/system/fvSolution mode=$2 before
-    before=$(grep -cE '^\s*solver\s+PCGGPU\s*;' "$file" || true)
-    [ "$before" -gt 0 ] || { echo "FAIL: no 'solver PCGGPU;' entry in $file" >&2; return 1; }
-    awk -v mode="$mode" -v executor="$executor" -v precond="$precond" '
-        { line[NR] = $0 }
-        /^[ \t]*solver[ \t]+PCGGPU[ \t]*;/ { isSolver[NR] = 1 }
-        /\{/ { stack[++sp] = NR }
-        /\}/ {
-            # innermost dictionary around each PCGGPU solver line
-            for (i = stack[sp]; i <= NR; i++) {
-                if (isSolver[i] && !(i in blockEnd)) { blockStart[i] = stack[sp]; blockEnd[i] = NR }
-            }
-            sp--
-        }
-        END {
-            for (s in blockEnd) for (i = blockStart[s]; i <= blockEnd[s]; i++) inBlock[i] = 1
-            for (i = 1; i <= NR; i++) {
-                l = line[i]
-                if (inBlock[i] && l ~ /^[ \t]*executor[ \t]+[^ \t;]+[ \t]*;/) continue
-                if (inBlock[i] && precond != "" && l ~ /^[ \t]*preconditioner[ \t]+[^ \t;]+[ \t]*;/) continue
-                if (isSolver[i]) {
-                    indent = l; sub(/solver.*/, "", indent)
-                    if (mode == "native") sub(/PCGGPU/, "PCG", l)
-                    print l
-                    if (mode == "plugin") printf "%s%-16s%s;\n", indent, "executor", executor
-                    if (precond != "") printf "%s%-16s%s;\n", indent, "preconditioner", precond
-                    continue
-                }
-                print l
-            }
-        }' "$file" > "$file.new"
-    mv "$file.new" "$file"
-    if [ "$mode" = native ]; then
-        [ "$(grep -cE '^\s*solver\s+PCG\s*;' "$file")" -ge "$before" ] \
-            && ! grep -qE 'PCGGPU|^\s*executor' "$file"
-    else
-        [ "$(grep -cE "^\s*executor\s+$executor\s*;" "$file")" -eq "$before" ]
-    fi || { echo "FAIL: could not rewrite $file" >&2; return 1; }
-}
-
-# Runs the copy $1 of the case; prints "<iterations> <initial residual>" for each p solve whose
-# solver name matches $2 into $1/solves, and the last ExecutionTime into $1/time.
+# Runs the copy $1 of the case; writes "<field> <iterations> <initial residual> <solver>" for each
+# solve by the plugin's solvers or their native twins into $1/solves, the last ExecutionTime
+# into $1/time.
 runCase()
 {
-    local dir=$1 pattern=$2 app log status=0
+    local dir=$1 app log status=0
     (cd "$dir" && ./Allrun "${extra[@]}") > "$dir/log.Allrun" 2>&1 || status=$?
     app=$(sed -n 's/^\s*application\s\+\(\S\+\)\s*;.*/\1/p' "$dir/system/controlDict")
     log=$dir/log.$app
     [ -f "$log" ] || { echo "FAIL: $dir: no solver log $log (Allrun exit $status)" >&2; return 1; }
-    sed -n "s/^${pattern}:  Solving for p, Initial residual = \(\S*\), .*No Iterations \([0-9]*\)$/\2 \1/p" \
+    sed -En 's/^([A-Za-z0-9]*(PCG|PBiCG|PBiCGStab)(GPU)?):  Solving for (\S+), Initial residual = (\S+), .*No Iterations ([0-9]+)$/\4 \6 \5 \1/p' \
         "$log" > "$dir/solves"
     sed -n 's/^ExecutionTime = \(\S*\) s.*/\1/p' "$log" | tail -n 1 > "$dir/time"
-    if [ "$status" -ne 0 ] || [ ! -s "$dir/solves" ]; then
-        echo "FAIL: $dir: Allrun exit $status, $(wc -l < "$dir/solves") '$pattern: Solving for p'" \
-             "lines in $log:" >&2
+    if [ "$status" -ne 0 ]; then
+        echo "FAIL: $dir: Allrun exit $status:" >&2
         { grep -A 4 'FOAM FATAL' "$log" || tail -n 5 "$log"; } >&2
         return 1
     fi
@@ -107,48 +73,56 @@ for dir in "$native" "$plugin"; do
     "$dir/Allclean" > /dev/null
 done
 pluginMode=plugin
-pluginPattern='[A-Za-z]*PCGGPU'
+pluginSolver="$gpuSolverRe\$"
 if [ "${COMPARE_SELFTEST:-0}" = 1 ]; then
     pluginMode=native
-    pluginPattern='[A-Za-z]*PCG'
+    pluginSolver='(PCG|PBiCG|PBiCGStab)$'
 fi
 ok=1
-editFvSolution "$native" native && editFvSolution "$plugin" "$pluginMode" || ok=0
-[ "$ok" = 1 ] && runCase "$native" '[A-Za-z]*PCG' || ok=0
-[ "$ok" = 1 ] && runCase "$plugin" "$pluginPattern" || ok=0
+editFvSolution "$native/system/fvSolution" native "$executor" "$precond" > /dev/null \
+    && editFvSolution "$plugin/system/fvSolution" "$pluginMode" "$executor" "$precond" > /dev/null \
+    || ok=0
+[ "$ok" = 1 ] && runCase "$native" || ok=0
+[ "$ok" = 1 ] && runCase "$plugin" || ok=0
 if [ "$ok" = 0 ]; then
     echo "case $name executor $executor precond ${precond:-asIs}: FAILED to run, kept $work" >&2
     exit 1
 fi
 
-# one summary line; exit status says whether solves, iterations and residual agree
-paste -d' ' "$native/solves" "$plugin/solves" | awk \
-    -v name="$name" -v e="$executor" -v p="${precond:-asIs}" -v allow="$allow" -v rtol="$rtol" \
-    -v nA="$(wc -l < "$native/solves")" -v nB="$(wc -l < "$plugin/solves")" \
-    -v tA="$(cat "$native/time")" -v tB="$(cat "$plugin/time")" '
+# One summary line per field solved by a plugin solver (in the plugin log, in order of first
+# solve); the exit status says whether solves, iterations and last residuals agree.
+awk -v name="$name" -v e="$executor" -v p="${precond:-asIs}" -v allow="$allow" -v rtol="$rtol" \
+    -v pluginSolver="$pluginSolver" -v tA="$(cat "$native/time")" -v tB="$(cat "$plugin/time")" '
     function abs(x) { return x < 0 ? -x : x }
-    {
-        n++; itA += $1; itB += $3
-        d = abs($1 - $3); if (d > worst) worst = d
-        rA = $2; rB = $4
-    }
+    { run = FILENAME == ARGV[1] ? 1 : 2 }
+    run == 2 && $4 ~ pluginSolver && !($1 in gpu) { gpu[$1] = 1; field[++nf] = $1 }
+    { n[run, $1]++; it[run, $1, n[run, $1]] = $2; res[run, $1] = $3; total[run, $1] += $2 }
     END {
+        if (nf == 0) { print "FAIL: no solve by a plugin solver in the plugin log" > "/dev/stderr"; exit 1 }
         fail = 0
-        if (nA != nB) {
-            printf "FAIL: %d native solves, %d plugin solves\n", nA, nB > "/dev/stderr"; fail = 1
+        for (k = 1; k <= nf; k++) {
+            f = field[k]; worst = 0
+            for (i = 1; i <= n[1, f] && i <= n[2, f]; i++)
+                if (abs(it[1, f, i] - it[2, f, i]) > worst) worst = abs(it[1, f, i] - it[2, f, i])
+            rA = res[1, f]; rB = res[2, f]; rel = abs(rA - rB)/(abs(rA) > 0 ? abs(rA) : 1)
+            printf "case %s executor %s precond %s field %s: solves %d, native iterations %d, " \
+                   "plugin iterations %d, worst per-solve difference %d, last initial residual " \
+                   "native %s plugin %s (relative difference %.3g), native time %ss, plugin time %ss\n", \
+                   name, e, p, f, n[2, f], total[1, f], total[2, f], worst, rA, rB, rel, tA, tB
+            if (n[1, f] != n[2, f]) {
+                printf "FAIL: %s: %d native solves, %d plugin solves\n", f, n[1, f], n[2, f] > "/dev/stderr"
+                fail = 1
+            }
+            if (worst > allow) {
+                printf "FAIL: %s: a solve differs by %d iterations (allowed %d)\n", f, worst, allow > "/dev/stderr"
+                fail = 1
+            }
+            if (rel > rtol) {
+                printf "FAIL: %s: last initial residual differs (limit %g)\n", f, rtol > "/dev/stderr"
+                fail = 1
+            }
         }
-        if (worst > allow) {
-            printf "FAIL: a solve differs by %d iterations (allowed %d)\n", worst, allow > "/dev/stderr"
-            fail = 1
-        }
-        rel = abs(rA - rB)/(abs(rA) > 0 ? abs(rA) : 1)
-        printf "last p solve initial residual: native %s, plugin %s, relative difference %.3g (limit %g)\n", \
-            rA, rB, rel, rtol
-        if (rel > rtol) { print "FAIL: last initial residual differs" > "/dev/stderr"; fail = 1 }
-        printf "case %s executor %s precond %s: solves %d, native iterations %d, plugin iterations %d, " \
-               "worst per-solve difference %d, native time %ss, plugin time %ss\n", \
-               name, e, p, n, itA, itB, worst, tA, tB
         exit fail
-    }' && status=0 || status=1
+    }' "$native/solves" "$plugin/solves" && status=0 || status=1
 if [ "$status" = 0 ]; then rm -rf "$work"; else echo "kept $work" >&2; fi
 exit "$status"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Processor patches: icoFoam on the boxTurb16 mesh decomposed onto 2 MPI ranks, native PCG vs
-# PCGGPU (executor $1, default cpu), solve by solve. Oracle: 160 p-solves, 5497 iterations.
+# Processor patches: icoFoam on the boxTurb16 mesh decomposed onto 2 MPI ranks, native PCG and
+# PBiCG vs PCGGPU (p) and PBiCGGPU (U) (executor $1, default cpu), solve by solve. Oracle: 160
+# p-solves (5439 iterations) and 240 U-solves (728), 400 solves, 6167 iterations in all.
 # Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -35,10 +36,10 @@ EOD
 
 iterations()
 {
-    grep -o 'Solving for p, .*No Iterations [0-9]*' "$1" | sed 's/.*No Iterations //'
+    grep -oE 'Solving for (p|U[xyz]), .*No Iterations [0-9]*' "$1" | sed 's/.*No Iterations //'
 }
 
-(prepare "$work/native" 's/PCGGPU;/PCG;/; /executor/d') || echo "native run failed"
+(prepare "$work/native" 's/GPU;/;/; /executor/d') || echo "native run failed"
 (prepare "$work/plugin" "s/executor .*;/executor        $executor;/") || echo "plugin run failed"
 
 native=$(iterations "$work/native/log.icoFoam")
@@ -52,8 +53,9 @@ worst=$(paste <(echo "$native") <(echo "$plugin") \
     | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > w) w = d } END { print w + 0 }')
 echo "2 MPI ranks, executor $executor: solves $solves, native iterations $(total "$native"), plugin iterations $(total "$plugin"), worst per-solve difference $worst"
 
-if [ "$(total "$native")" = 5497 ] && [ "$solves" = 160 ] && [ "$(echo "$native" | wc -l)" = 160 ] \
-    && [ "$worst" -le 1 ] && grep -q 'DICPCGGPU:  Solving for p' "$work/plugin/log.icoFoam"; then
+if [ "$(total "$native")" = 6167 ] && [ "$solves" = 400 ] && [ "$(echo "$native" | wc -l)" = 400 ] \
+    && [ "$worst" -le 1 ] && grep -q 'DICPCGGPU:  Solving for p' "$work/plugin/log.icoFoam" \
+    && grep -q 'DILUPBiCGGPU:  Solving for Uz' "$work/plugin/log.icoFoam"; then
     rm -rf "$work"
     echo "1 passed, 0 failed"
 else

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gpuLduBench: kernel and solver timings of the core on one backend (the CUDA build: GPU; the
+// host build: CPU), printed as tables. Medians of repeated runs, the device synchronised
+// around each. Usage: gpuLduBench [n] [dataDir]   (n^3 Laplacian, default 100; tests/data)
+//  1. device copy bandwidth (the floor's denominator)
+//  2. n^3 pressure-like Laplacian: SpMV, A^T x by gathered values vs by atomics, DIC factor and
+//     apply, one PCG+DIC solve
+//  3. PBiCGStab with DILU vs ILU0 on generated and Matrix Market matrices
+
+#include "problems.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace gpuLdu;
+using namespace gpuLdu::test;
+
+#ifdef __CUDACC__
+using Bench = GpuBackend;
+#else
+using Bench = CpuBackend;
+#endif
+
+template<class F>
+double medianMs(int reps, const F& f)
+{
+    f();
+    Bench::synchronize();
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r)
+    {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        Bench::synchronize();
+        t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size()/2];
+}
+
+using Vec = Bench::Vector<double>;
+
+double copyBandwidth()
+{
+    const std::size_t n = std::size_t(1) << 27;     // 1 GiB of doubles
+    Vec a(n, 1.0);
+    Vec b(n, 0.0);
+    const double ms = medianMs(5, [&]() { thrust::copy(Bench::policy(), a.begin(), a.end(), b.begin()); });
+    return 2.0*n*sizeof(double)/(ms*1e-3)/1e12;
+}
+
+void laplacian(int n, double bandwidth)
+{
+    const LduProblem p = poisson3D(n, n, n, 1, -1);
+    LduSystemImpl<Bench> sys(p.addressing());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
+    const int rows = p.nCells;
+    const double nnz = rows + 2.0*p.nFaces();
+    const std::vector<double> xh = randomVector(rows, 2);
+    Vec x(xh.begin(), xh.end());
+    Vec y(rows);
+    auto& M = sys.preconditioners();
+
+    // bytes each must move at least once (fp64 values, int32 indices)
+    const double spmvBytes = nnz*(8 + 4) + rows*(8.0 + 8 + 4 + 4);
+    const double sweepBytes = nnz*(8 + 4) + rows*(8.0*4 + 4*3);   // val, col; rD, r, w (read+write); rows, rowStart, diagPos
+    auto row = [&](const char* what, double ms, double bytes)
+    {
+        std::printf("%-44s %10.4f ms %8.2f GB/s %6.1f%% of copy\n", what, ms, bytes/(ms*1e-3)/1e9,
+                    100*bytes/(ms*1e-3)/1e12/bandwidth);
+    };
+    std::printf("\n%d^3 Laplacian: %d rows, %.0f non-zeros, %d lower levels\n",
+                n, rows, nnz, M.lowerSchedule().nLevels());
+    row("SpMV (A x)", medianMs(20, [&]() { sys.amul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
+    row("A^T x from gathered values (per product)", medianMs(20, [&]() { sys.tmul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
+    row("A^T x by atomics from A's values", medianMs(20, [&]() { sys.tmulAtomic(ptr(y), ptr(x)); }), spmvBytes);
+    row("gather of A^T's values (once per solve)", medianMs(20, [&]() {
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
+        sys.tmul(ptr(y), ptr(x), Coupling()); }) - medianMs(20, [&]() {
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); })
+        - medianMs(20, [&]() { sys.tmul(ptr(y), ptr(x), Coupling()); }), nnz*(8 + 8 + 4));
+    row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); }), nnz*(8 + 8 + 4));
+    row("DIC factor (level by level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    row("DIC apply (two sweeps, level by level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+
+    std::vector<double> psi(rows, 0.0);
+    const std::vector<double> b = referenceSource(p);
+    SolverControls c;
+    c.tolerance = 1e-6;
+    c.maxIter = 2000;
+    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::DIC, Coupling());
+    std::printf("%-44s %10.4f ms per iteration (%d iterations, %.1f ms solve)\n", "PCG+DIC solve to 1e-6",
+                1e3*r.iterateSeconds/std::max(1, r.nIterations), r.nIterations,
+                1e3*(r.uploadSeconds + r.setupSeconds + r.iterateSeconds));
+}
+
+void diluVersusIlu0(const std::string& dataDir)
+{
+    std::printf("\nPBiCGStab, tolerance 1e-8: DILU vs ILU0 (iterations, ms per solve incl. set-up)\n");
+    std::printf("%-34s %8s %10s %10s %10s %10s\n", "matrix", "rows", "DILU its", "DILU ms", "ILU0 its", "ILU0 ms");
+    std::vector<std::pair<std::string, LduProblem>> cases = {
+        {"convection-diffusion 60^3 (hex)", asymmetric(60, 60, 60, 3)},
+        {"triangles 400x400", withTriangles(400, 400, 4)},
+    };
+    for (const char* name : {"sherman5", "orsirr_1", "openfoam_elbow_Ux0"})
+    {
+        cases.push_back({name, readMatrixMarket(dataDir + "/" + name + ".mtx.gz")});
+    }
+    for (const auto& [name, p] : cases)
+    {
+        LduSystemImpl<Bench> sys(p.addressing());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+        const std::vector<double> b = referenceSource(p);
+        SolverControls c;
+        c.tolerance = 1e-8;
+        c.maxIter = 5000;
+        int its[2];
+        double ms[2];
+        int k = 0;
+        for (Preconditioner type : {Preconditioner::DILU, Preconditioner::ILU0})
+        {
+            SolveResult r;
+            ms[k] = medianMs(3, [&]() {
+                std::vector<double> psi(p.nCells, 0.0);
+                r = sys.solve(KrylovMethod::PBiCGStab, psi.data(), b.data(), c, type, Coupling()); });
+            its[k++] = r.nIterations;
+        }
+        std::printf("%-34s %8d %10d %10.3f %10d %10.3f\n", name.c_str(), p.nCells, its[0], ms[0], its[1], ms[1]);
+    }
+}
+
+int main(int argc, char** argv)
+{
+    const int n = argc > 1 ? std::atoi(argv[1]) : 100;
+    const std::string dataDir = argc > 2 ? argv[2] : GPULDU_TEST_DATA_DIR;
+    try
+    {
+        const double bandwidth = copyBandwidth();
+        std::printf("gpuLduBench, %s backend: device copy bandwidth %.2f TB/s (read + write)\n",
+                    Bench::executor == Executor::gpu ? "gpu" : "cpu", bandwidth);
+        laplacian(n, bandwidth);
+        diluVersusIlu0(dataDir);
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "gpuLduBench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Test and benchmark problems in OpenFOAM's LDU form: generated in code (3-D Laplacians,
+// convection-diffusion, a pattern with triangles) or read from Matrix Market files.
+
+#ifndef GPULDU_PROBLEMS_HPP
+#define GPULDU_PROBLEMS_HPP
+
+#include "LduSystemImpl.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuLdu::test
+{
+
+inline std::vector<double> randomVector(int n, unsigned seed, double lo = -1, double hi = 1)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(lo, hi);
+    std::vector<double> v(n);
+    for (double& x : v)
+    {
+        x = u(gen);
+    }
+    return v;
+}
+
+//- Copy a backend vector to the host.
+template<class V>
+std::vector<double> toHost(const V& v)
+{
+    thrust::host_vector<double> h(v);
+    return std::vector<double>(h.begin(), h.end());
+}
+
+//- max_i |a_i - b_i| / max_i |b_i|
+inline double relativeDifference(const std::vector<double>& a, const std::vector<double>& b)
+{
+    double num = 0;
+    double den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+    {
+        num = std::max(num, std::abs(a[i] - b[i]));
+        den = std::max(den, std::abs(b[i]));
+    }
+    return den > 0 ? num/den : num;
+}
+
+//- A matrix in OpenFOAM's LDU form plus optional "interface" couplings between cell pairs that
+//  are not faces (as cyclic patches are): A[cell][nbr] = -coeff (OpenFOAM's sign).
+struct LduProblem
+{
+    int nCells = 0;
+    std::vector<int> lower;
+    std::vector<int> upper;
+    std::vector<double> diag;
+    std::vector<double> upperCoeffs;
+    std::vector<double> lowerCoeffs;
+    std::vector<int> ifCell;
+    std::vector<int> ifNbr;
+    std::vector<double> ifCoeff;
+
+    int nFaces() const
+    {
+        return int(lower.size());
+    }
+
+    LduAddressingView addressing() const
+    {
+        return {nCells, nFaces(), lower.data(), upper.data()};
+    }
+
+    bool symmetric() const
+    {
+        return lowerCoeffs.empty();
+    }
+
+    const std::vector<double>& lowerOrUpper() const
+    {
+        return symmetric() ? upperCoeffs : lowerCoeffs;
+    }
+};
+
+//- 7-point Laplacian-like matrix on an nx*ny*nz grid in natural order with random positive
+//  face coefficients. sign = -1 gives OpenFOAM's pressure form (diag < 0, off-diagonal > 0).
+//  periodicX adds cyclic couplings between the x = 0 and x = nx-1 planes as interfaces.
+inline LduProblem poisson3D(int nx, int ny, int nz, unsigned seed, double sign = 1, bool periodicX = false)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> coeff(0.5, 1.5);
+    LduProblem p;
+    p.nCells = nx*ny*nz;
+    p.diag.assign(p.nCells, 0.0);
+    auto id = [&](int i, int j, int k) { return i + nx*(j + ny*k); };
+    for (int c = 0; c < p.nCells; ++c)
+    {
+        const int i = c % nx;
+        const int j = (c/nx) % ny;
+        const int k = c/(nx*ny);
+        // faces in upper-triangular order: neighbours of c in ascending cell number
+        const int nbrs[3] = {i + 1 < nx ? id(i + 1, j, k) : -1, j + 1 < ny ? id(i, j + 1, k) : -1,
+                             k + 1 < nz ? id(i, j, k + 1) : -1};
+        for (int nb : nbrs)
+        {
+            if (nb >= 0)
+            {
+                const double a = coeff(gen);
+                p.lower.push_back(c);
+                p.upper.push_back(nb);
+                p.upperCoeffs.push_back(-sign*a);
+                p.diag[c] += sign*a;
+                p.diag[nb] += sign*a;
+            }
+        }
+    }
+    for (int c = 0; c < p.nCells; ++c)
+    {
+        p.diag[c] += sign*0.01*coeff(gen);
+    }
+    if (periodicX)
+    {
+        for (int k = 0; k < nz; ++k)
+        {
+            for (int j = 0; j < ny; ++j)
+            {
+                const int a = id(0, j, k);
+                const int b = id(nx - 1, j, k);
+                const double w = coeff(gen);
+                // A[a][b] = A[b][a] = -sign*w: OpenFOAM stores coeff = sign*w (effective -coeff)
+                p.ifCell.insert(p.ifCell.end(), {a, b});
+                p.ifNbr.insert(p.ifNbr.end(), {b, a});
+                p.ifCoeff.insert(p.ifCoeff.end(), {sign*w, sign*w});
+                p.diag[a] += sign*w;
+                p.diag[b] += sign*w;
+            }
+        }
+    }
+    return p;
+}
+
+//- Reads a Matrix Market file (coordinate real/integer, general or symmetric, gzip or plain)
+//  into LDU form. LDU storage has a symmetric pattern: an entry whose transpose is missing gets
+//  an explicit zero there.
+inline LduProblem readMatrixMarket(const std::string& path)
+{
+    gzFile in = gzopen(path.c_str(), "rb");
+    if (!in)
+    {
+        throw std::runtime_error("cannot open " + path);
+    }
+    std::string header;
+    char buf[4096];
+    bool symmetric = false;
+    int rows = 0;
+    int cols = 0;
+    long nnz = -1;
+    std::map<std::pair<int, int>, double> entries;
+    while (gzgets(in, buf, sizeof buf))
+    {
+        std::string line(buf);
+        if (line.rfind("%%MatrixMarket", 0) == 0)
+        {
+            symmetric = line.find("symmetric") != std::string::npos;
+            continue;
+        }
+        if (line.empty() || line[0] == '%' || line[0] == '\n')
+        {
+            continue;
+        }
+        std::istringstream ls(line);
+        if (nnz < 0)
+        {
+            ls >> rows >> cols >> nnz;
+            continue;
+        }
+        int i;
+        int j;
+        double v;
+        ls >> i >> j >> v;
+        entries[{i - 1, j - 1}] += v;
+        if (symmetric && i != j)
+        {
+            entries[{j - 1, i - 1}] += v;
+        }
+    }
+    gzclose(in);
+    LduProblem p;
+    p.nCells = rows;
+    p.diag.assign(rows, 0.0);
+    // faces (lower, upper) -> (upper coefficient A[l][u], lower coefficient A[u][l])
+    std::map<std::pair<int, int>, std::pair<double, double>> faces;
+    for (const auto& [ij, v] : entries)
+    {
+        const auto [i, j] = ij;
+        if (i == j)
+        {
+            p.diag[i] = v;
+        }
+        else if (i < j)
+        {
+            faces[{i, j}].first = v;
+        }
+        else
+        {
+            faces[{j, i}].second = v;
+        }
+    }
+    std::vector<double> lowerCoeffs;
+    for (const auto& [lu, coeffs] : faces)
+    {
+        p.lower.push_back(lu.first);
+        p.upper.push_back(lu.second);
+        p.upperCoeffs.push_back(coeffs.first);
+        lowerCoeffs.push_back(coeffs.second);
+    }
+    if (lowerCoeffs != p.upperCoeffs)
+    {
+        p.lowerCoeffs = lowerCoeffs;
+    }
+    return p;
+}
+
+//- tests/data, or $GPULDU_TEST_DATA_DIR when set (a build run from another checkout's place).
+inline std::string dataFile(const std::string& name)
+{
+    const char* dir = std::getenv("GPULDU_TEST_DATA_DIR");
+    return std::string(dir && *dir ? dir : GPULDU_TEST_DATA_DIR) + "/" + name;
+}
+
+//- Coupling for LduProblem's interface couplings: result = -coeff * x[nbr].
+class ProblemCoupling : public Coupling
+{
+    std::vector<int> cells_;
+    std::vector<std::vector<std::pair<int, double>>> terms_;
+
+public:
+    std::vector<double> sumACorrection;
+
+    explicit ProblemCoupling(const LduProblem& p)
+    {
+        std::map<int, int> slot;
+        for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+        {
+            for (int c : {p.ifCell[k], p.ifNbr[k]})
+            {
+                if (!slot.count(c))
+                {
+                    slot[c] = 0;
+                }
+            }
+        }
+        for (auto& [c, s] : slot)
+        {
+            s = int(cells_.size());
+            cells_.push_back(c);
+        }
+        terms_.resize(cells_.size());
+        sumACorrection.assign(cells_.size(), 0.0);
+        for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+        {
+            terms_[slot[p.ifCell[k]]].push_back({slot[p.ifNbr[k]], p.ifCoeff[k]});
+            sumACorrection[slot[p.ifCell[k]]] -= p.ifCoeff[k];
+        }
+    }
+
+    const std::vector<int>& cells() const
+    {
+        return cells_;
+    }
+
+    //- The interface couplings of the test problems are symmetric
+    void interfaceProductT(const double* x, double* result) const override
+    {
+        interfaceProduct(x, result);
+    }
+
+    void interfaceProduct(const double* x, double* result) const override
+    {
+        for (std::size_t j = 0; j < cells_.size(); ++j)
+        {
+            result[j] = 0;
+            for (const auto& [nbr, c] : terms_[j])
+            {
+                result[j] -= c*x[nbr];
+            }
+        }
+    }
+};
+
+//- A convection-diffusion-like asymmetric matrix: upper and lower differ.
+inline LduProblem asymmetric(int nx, int ny, int nz, unsigned seed, bool periodicX = false)
+{
+    LduProblem p = poisson3D(nx, ny, nz, seed, 1, periodicX);
+    const std::vector<double> shift = randomVector(p.nFaces(), seed + 1, -0.4, 0.4);
+    p.lowerCoeffs = p.upperCoeffs;
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        p.upperCoeffs[f] += shift[f];
+        p.lowerCoeffs[f] -= shift[f];
+    }
+    return p;
+}
+
+//- A triangle-rich pattern (each cell also coupled to its diagonal neighbour in x-y), so that
+//  ILU0 fills within the pattern and differs from DILU.
+inline LduProblem withTriangles(int nx, int ny, unsigned seed)
+{
+    LduProblem p;
+    p.nCells = nx*ny;
+    p.diag.assign(p.nCells, 0.0);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> coeff(0.5, 1.5);
+    for (int c = 0; c < p.nCells; ++c)
+    {
+        const int i = c % nx;
+        const int j = c/nx;
+        for (int nb : {i + 1 < nx ? c + 1 : -1, j + 1 < ny ? c + nx : -1, i + 1 < nx && j + 1 < ny ? c + nx + 1 : -1})
+        {
+            if (nb >= 0)
+            {
+                const double a = coeff(gen);
+                p.lower.push_back(c);
+                p.upper.push_back(nb);
+                p.upperCoeffs.push_back(-a);
+                p.lowerCoeffs.push_back(-a*coeff(gen));
+                p.diag[c] += 1.6*a;
+                p.diag[nb] += 1.6*a;
+            }
+        }
+    }
+    return p;
+}
+
+//- A right-hand side with a known smooth solution: A x for x_i = sin(i/7)
+inline std::vector<double> referenceSource(const LduProblem& p)
+{
+    std::vector<double> x(p.nCells);
+    for (int i = 0; i < p.nCells; ++i)
+    {
+        x[i] = std::sin(i/7.0);
+    }
+    std::vector<double> b(p.nCells);
+    const auto& lo = p.lowerCoeffs.empty() ? p.upperCoeffs : p.lowerCoeffs;
+    for (int c = 0; c < p.nCells; ++c)
+    {
+        b[c] = p.diag[c]*x[c];
+    }
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        b[p.upper[f]] += lo[f]*x[p.lower[f]];
+        b[p.lower[f]] += p.upperCoeffs[f]*x[p.upper[f]];
+    }
+    return b;
+}
+
+} // namespace gpuLdu::test
+
+#endif
