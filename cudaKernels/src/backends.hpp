@@ -162,8 +162,32 @@ __global__ void sumBlocksKernel(int n, F f, double* partials)
     }
 }
 
-//- partials[0] = sum of partials[0, m) (one block of 256 threads).
-__global__ void sumPartialsKernel(int m, double* partials);
+//- partials[0] = sum of partials[0, m), one block of Block threads. (A template, defined here,
+//  so that every binary that instantiates the GPU algorithms has its own copy of the kernel.)
+template<int Block>
+__global__ void sumPartialsKernel(int m, double* partials)
+{
+    __shared__ double s[Block];
+    double acc = 0;
+    for (int i = threadIdx.x; i < m; i += Block)
+    {
+        acc += partials[i];
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int w = Block/2; w > 0; w /= 2)
+    {
+        if (threadIdx.x < w)
+        {
+            s[threadIdx.x] += s[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+    {
+        partials[0] = s[0];
+    }
+}
 
 struct GpuBackend
 {
@@ -236,7 +260,7 @@ struct GpuBackend
             const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
             sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<<<1, block_>>>(blocks, partials_);
+            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
             double result;
             GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));

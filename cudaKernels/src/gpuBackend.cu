@@ -19,31 +19,6 @@ void cudaCheck(cudaError_t status, const char* call, const char* file, int line)
     }
 }
 
-__global__ void sumPartialsKernel(int m, double* partials)
-{
-    __shared__ double s[256];
-    double acc = 0;
-    for (int i = threadIdx.x; i < m; i += blockDim.x)
-    {
-        acc += partials[i];
-    }
-    s[threadIdx.x] = acc;
-    __syncthreads();
-    for (int w = blockDim.x/2; w > 0; w /= 2)
-    {
-        if (threadIdx.x < w)
-        {
-            s[threadIdx.x] += s[threadIdx.x + w];
-        }
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-    {
-        partials[0] = s[0];
-    }
-}
-
-
 GpuBackend::Workspace::Workspace()
 {
     GPULDU_CUDA_CHECK(cudaMalloc(&partials_, maxBlocks_*sizeof(double)));

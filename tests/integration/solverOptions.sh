@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The user-facing options of PCGGPU on the icoFoam cavity: the dictionary form of the
+# The user-facing options of the GPU solvers on the icoFoam cavity: the dictionary form of the
 # preconditioner entry, and the errors for bad input (unknown preconditioner, unknown executor,
-# executor gpu without a usable GPU, PCGGPU on an asymmetric matrix). U is solved by PBiCGStabGPU
-# (DILU) in all of them, as in the tutorial; its executor follows p's. Usage: solverOptions.sh
+# executor gpu without a usable GPU, PCGGPU on an asymmetric matrix, a residual that becomes
+# NaN). U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
+# follows p's. Usage: solverOptions.sh
 # Prints "<P> passed, <F> failed" last; exit 1 if any failed.
 set -uo pipefail
 
@@ -14,12 +15,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/solverOptions.XXXXXX")
 passed=0
 failed=0
 
-# runCavity <name> <sed script for system/fvSolution>: runs a fresh copy, leaves log in $log
+# runCavity <name> <sed script for system/fvSolution> [<sed script for 0/U>]: runs a fresh
+# copy, leaves its log in $log
 runCavity()
 {
     local dir=$work/$1
     cp -r "$here/../../tutorials/cavity" "$dir"
     sed -i -e "$2" "$dir/system/fvSolution"
+    [ -z "${3:-}" ] || sed -i -e "$3" "$dir/0/U"
     (cd "$dir" && blockMesh > log.blockMesh 2>&1 && icoFoam > log.icoFoam 2>&1)
     status=$?
     log=$dir/log.icoFoam
@@ -79,6 +82,15 @@ fi
 runCavity asymmetric '/^    U$/,/}/ s/solver .*;/solver PCGGPU; preconditioner DIC;/'
 expect "PCGGPU on an asymmetric matrix is rejected by OpenFOAM's solver table" \
     eval 'test $status -ne 0 && logHas "Unknown asymmetric matrix solver type PCGGPU"'
+
+# 6. a residual that overflows stops the run at once, naming field and iteration (native
+#    PBiCGStab iterates to maxIter on NaN). Floating-point trapping off, or OpenFOAM would trap
+#    the overflow itself.
+export FOAM_SIGFPE=false
+runCavity overflow 's/executor .*gpu;/executor cpu;/' 's/uniform (1 0 0)/uniform (1e+300 0 0)/'
+unset FOAM_SIGFPE
+expect "a non-finite residual is a FatalError naming the field and the iteration" \
+    eval 'test $status -ne 0 && logHas "FOAM FATAL ERROR" && logHas "Solving for Ux with DILUPBiCGStabGPU: the residual became" && logHas "at iteration 1"'
 
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"
