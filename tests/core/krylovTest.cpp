@@ -95,7 +95,6 @@ void checkAgainstReference(KrylovMethod method, const std::vector<Case>& cases,
 
             EXPECT_NEAR(res.initialResidual, ref.initialResidual, 1e-12*ref.initialResidual);
             EXPECT_GT(ref.nIterations, 0);
-            EXPECT_EQ(res.converged, ref.converged);
             EXPECT_EQ(res.singular, ref.singular);
             EXPECT_FALSE(res.nonFinite);
             // Rounding may move a count by one; in long, badly conditioned solves (sherman1
@@ -108,6 +107,11 @@ void checkAgainstReference(KrylovMethod method, const std::vector<Case>& cases,
                 && (type == Preconditioner::none || type == Preconditioner::diagonal);
             const int allowed = irregular ? std::max(2, ref.nIterations/10) : std::max(1, ref.nIterations/200);
             EXPECT_NEAR(res.nIterations, ref.nIterations, allowed);
+            // (within that band a solve that ends at maxIter may or may not have converged)
+            if (ref.nIterations + allowed < c.controls.maxIter)
+            {
+                EXPECT_EQ(res.converged, ref.converged);
+            }
             if (std::is_same<B, CpuBackend>::value && type != Preconditioner::ILU0)
             {
                 // OpenFOAM's arithmetic in OpenFOAM's order: the same numbers (not for ILU0,

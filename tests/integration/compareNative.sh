@@ -34,8 +34,9 @@ while [ $# -gt 0 ]; do
 done
 precond=${precond# }
 # the cpu executor does OpenFOAM's arithmetic in its order: the same numbers; the gpu sums in
-# another order, and the residuals drift apart by rounding over a run
-[ -n "$rtol" ] || { [ "$executor" = gpu ] && rtol=1e-4 || rtol=1e-12; }
+# another order, and the fields drift apart by rounding over a run (pitzDaily, 200 SIMPLE
+# iterations with relTol 0.1, same counts on every solve: up to 1.6% in the last residual)
+[ -n "$rtol" ] || { [ "$executor" = gpu ] && rtol=5e-2 || rtol=1e-12; }
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
 for p in $precond; do
     case "${p#*GPU:}" in DIC|FDIC|DILU|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; esac
