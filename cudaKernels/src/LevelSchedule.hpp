@@ -74,34 +74,104 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
     return sortByLevel(level);
 }
 
-//- A schedule with its rows on the backend; the level offsets stay on the host, where the
-//  launches are issued.
+//- A schedule with its rows on the backend, and cut into chunks of positions for the
+//  one-launch sweep; the level offsets stay on the host too, for the level-by-level sweep.
 template<class B>
-struct LevelSchedule
+class LevelSchedule
 {
-    typename B::template Vector<int> rows;
-    std::vector<int> levelStart;
+public:
+    //- Positions per chunk (threads per block of the one-launch sweep)
+    static constexpr int chunk = 128;
 
+private:
+    typename B::template Vector<int> rows_;
+    std::vector<int> levelStart_;
+    typename B::template Vector<int> chunkBegin_;
+    typename B::template Vector<int> chunkLevel_;
+    typename B::template Vector<int> levelChunks_;
+    //- Per level: chunks done; then the ticket (scratch of the one-launch sweep)
+    mutable typename B::template Vector<int> counters_;
+
+public:
     explicit LevelSchedule(const HostLevelSchedule& h)
     :
-        rows(h.rows.size()),
-        levelStart(h.levelStart)
+        rows_(h.rows.size()),
+        levelStart_(h.levelStart)
     {
-        B::upload(ptr(rows), h.rows.data(), h.rows.size());
+        B::upload(ptr(rows_), h.rows.data(), h.rows.size());
+        std::vector<int> begin;
+        std::vector<int> level;
+        std::vector<int> perLevel;
+        for (int l = 0; l < h.nLevels(); ++l)
+        {
+            perLevel.push_back(0);
+            for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; k += chunk)
+            {
+                begin.push_back(k);
+                level.push_back(l);
+                ++perLevel.back();
+            }
+        }
+        begin.push_back(int(h.rows.size()));
+        chunkBegin_.resize(begin.size());
+        chunkLevel_.resize(level.size());
+        levelChunks_.resize(perLevel.size());
+        counters_.resize(perLevel.size() + 1);
+        B::upload(ptr(chunkBegin_), begin.data(), begin.size());
+        B::upload(ptr(chunkLevel_), level.data(), level.size());
+        B::upload(ptr(levelChunks_), perLevel.data(), perLevel.size());
     }
 
     int nLevels() const
     {
-        return int(levelStart.size()) - 1;
+        return int(levelStart_.size()) - 1;
     }
 
-    //- f(k) for every position k of the rows array, level after level.
+    int nChunks() const
+    {
+        return int(chunkLevel_.size());
+    }
+
+    const int* rows() const
+    {
+        return ptr(rows_);
+    }
+
+    const int* chunkBegin() const
+    {
+        return ptr(chunkBegin_);
+    }
+
+    const int* chunkLevel() const
+    {
+        return ptr(chunkLevel_);
+    }
+
+    const int* levelChunks() const
+    {
+        return ptr(levelChunks_);
+    }
+
+    int* counters() const
+    {
+        return ptr(counters_);
+    }
+
+    //- f(k) for every position k of the rows array, level after level: the fastest way on
+    //  the backend (GPU: one launch; CPU: level by level)
     template<class F>
     void sweep(const F& f) const
     {
+        B::sweep(*this, f);
+    }
+
+    //- The same, one parallel step per level: the reference twin of the one-launch sweep
+    template<class F>
+    void sweepByLevel(const F& f) const
+    {
         for (int l = 0; l < nLevels(); ++l)
         {
-            forEach<B>(levelStart[l], levelStart[l + 1], f);
+            forEach<B>(levelStart_[l], levelStart_[l + 1], f);
         }
     }
 };

@@ -89,7 +89,7 @@ struct DicFactorRow
         double di = val[diagPos[i]];
         for (int p = rowStart[i]; p < diagPos[i]; ++p)
         {
-            di -= val[transpose[p]]*val[p]/d[col[p]];
+            di -= val[transpose[p]]*val[p]/loadFresh(&d[col[p]]);
         }
         d[i] = di;
     }
@@ -122,7 +122,7 @@ struct LowerSweepRow
         double wi = rD[i]*r[i];
         for (int p = rowStart[i]; p < diagPos[i]; ++p)
         {
-            wi -= rD[i]*entry<Transposed>(val, transpose, p)*w[col[p]];
+            wi -= rD[i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
         }
         w[i] = wi;
     }
@@ -144,10 +144,10 @@ struct UpperSweepRow
     GPULDU_HD void operator()(int k) const
     {
         const int i = rows[k];
-        double wi = w[i];
+        double wi = loadFresh(&w[i]);
         for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
         {
-            wi -= rD[i]*entry<Transposed>(val, transpose, p)*w[col[p]];
+            wi -= rD[i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
         }
         w[i] = wi;
     }
@@ -170,7 +170,7 @@ struct Ilu0FactorRow
         for (int p = rowStart[i]; p < diagPos[i]; ++p)
         {
             const int kk = col[p];
-            lu[p] /= lu[diagPos[kk]];
+            lu[p] /= loadFresh(&lu[diagPos[kk]]);
             // merge row i after p with the upper part of row kk (both by ascending column)
             int r = diagPos[kk] + 1;
             const int rEnd = rowStart[kk + 1];
@@ -182,7 +182,7 @@ struct Ilu0FactorRow
                 }
                 if (r < rEnd && col[r] == col[q])
                 {
-                    lu[q] -= lu[p]*lu[r];
+                    lu[q] -= lu[p]*loadFresh(&lu[r]);
                 }
             }
         }
@@ -209,7 +209,7 @@ struct Ilu0LowerRow
         double wi = r[i];
         for (int p = rowStart[i]; p < diagPos[i]; ++p)
         {
-            wi -= entry<Transposed>(lu, transpose, p)*w[col[p]];
+            wi -= entry<Transposed>(lu, transpose, p)*loadFresh(&w[col[p]]);
         }
         w[i] = Transposed ? wi/lu[diagPos[i]] : wi;
     }
@@ -231,10 +231,10 @@ struct Ilu0UpperRow
     GPULDU_HD void operator()(int k) const
     {
         const int i = rows[k];
-        double wi = w[i];
+        double wi = loadFresh(&w[i]);
         for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
         {
-            wi -= entry<Transposed>(lu, transpose, p)*w[col[p]];
+            wi -= entry<Transposed>(lu, transpose, p)*loadFresh(&w[col[p]]);
         }
         w[i] = Transposed ? wi : wi/lu[diagPos[i]];
     }
@@ -271,20 +271,20 @@ class Preconditioners
         if (type_ == Preconditioner::ILU0)
         {
             lower_.sweep(detail::Ilu0LowerRow<Transposed>{
-                ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                 ptr(A_.transpose), ptr(lu_), r, w});
             upper_.sweep(detail::Ilu0UpperRow<Transposed>{
-                ptr(upper_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                upper_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                 ptr(A_.transpose), ptr(lu_), w});
         }
         else
         {
             // About 110 B/row: val, col, rD, r, w, each read about once per sweep.
             lower_.sweep(detail::LowerSweepRow<Transposed>{
-                ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                 ptr(A_.transpose), ptr(A_.val), ptr(rD_), r, w});
             upper_.sweep(detail::UpperSweepRow<Transposed>{
-                ptr(upper_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                upper_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                 ptr(A_.transpose), ptr(A_.val), ptr(rD_), w});
         }
     }
@@ -355,7 +355,7 @@ public:
             case Preconditioner::DIC:
             case Preconditioner::DILU:
                 lower_.sweep(detail::DicFactorRow{
-                    ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
+                    lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                     ptr(A_.transpose), ptr(A_.val), ptr(rD_)});
                 forEach<B>(0, n, detail::Invert{ptr(rD_)});
                 break;
@@ -363,7 +363,7 @@ public:
                 lu_.resize(A_.nnz());
                 forEach<B>(0, A_.nnz(), detail::CopyValues{ptr(A_.val), ptr(lu_)});
                 lower_.sweep(detail::Ilu0FactorRow{
-                    ptr(lower_.rows), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(lu_)});
+                    lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(lu_)});
                 break;
         }
     }

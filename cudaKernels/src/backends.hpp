@@ -35,6 +35,17 @@
 namespace gpuLdu
 {
 
+//- A value that another thread block may have written during the same launch (the one-launch
+//  sweeps): read through L2, the coherent level, never from a possibly stale L1 line.
+GPULDU_HD inline double loadFresh(const double* p)
+{
+#ifdef __CUDA_ARCH__
+    return __ldcg(p);
+#else
+    return *p;
+#endif
+}
+
 //- Host execution through Thrust's sequential CPP system: sums are taken in index order, like
 //  OpenFOAM's own loops.
 struct CpuBackend
@@ -59,6 +70,13 @@ struct CpuBackend
             thrust::counting_iterator<int>(end),
             f
         );
+    }
+
+    //- A level-scheduled sweep: f(k) for the positions k of each level, level after level
+    template<class Schedule, class F>
+    static void sweep(const Schedule& s, const F& f)
+    {
+        s.sweepByLevel(f);
     }
 
     template<class T>
@@ -136,6 +154,61 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
+//- A whole level-scheduled sweep in one launch. The schedule's positions are cut into chunks
+//  (one thread each position), in level order. Blocks take chunks by ticket, so a chunk only
+//  ever waits for chunks taken before it: no deadlock, whatever the number of resident blocks.
+//  A chunk of level l starts when all chunks of level l-1 are done (a counter per level); its
+//  threads then read the values of earlier levels through L2 (loadFresh).
+template<int Chunk, class F>
+__global__ void __launch_bounds__(Chunk) persistentSweepKernel(
+    int nChunks,
+    const int* chunkBegin,
+    const int* chunkLevel,
+    const int* levelChunks,
+    int* levelDone,
+    int* ticket,
+    F f
+)
+{
+    __shared__ int chunk;
+    for (;;)
+    {
+        if (threadIdx.x == 0)
+        {
+            const int c = atomicAdd(ticket, 1);
+            if (c < nChunks && chunkLevel[c] > 0)
+            {
+                const int level = chunkLevel[c];
+                const volatile int* done = levelDone + level - 1;
+                const int need = levelChunks[level - 1];
+                while (*done < need)
+                {
+                }
+                __threadfence();
+            }
+            chunk = c;
+        }
+        __syncthreads();
+        const int c = chunk;
+        if (c >= nChunks)
+        {
+            return;
+        }
+        const int k = chunkBegin[c] + int(threadIdx.x);
+        if (k < chunkBegin[c + 1])
+        {
+            f(k);
+        }
+        // every thread's results out to L2 before the chunk is counted as done
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0)
+        {
+            atomicAdd(levelDone + chunkLevel[c], 1);
+        }
+    }
+}
+
 //- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
 template<class F>
 __global__ void sumBlocksKernel(int n, F f, double* partials)
@@ -199,6 +272,36 @@ struct GpuBackend
     static auto policy()
     {
         return thrust::cuda::par_nosync;
+    }
+
+    //- A level-scheduled sweep in one launch (persistentSweepKernel)
+    template<class Schedule, class F>
+    static void sweep(const Schedule& s, const F& f)
+    {
+        constexpr int chunk = Schedule::chunk;
+        if (s.nChunks() == 0)
+        {
+            return;
+        }
+        GPULDU_CUDA_CHECK(cudaMemsetAsync(s.counters(), 0, (s.nLevels() + 1)*sizeof(int)));
+        const int blocks = std::min(s.nChunks(), residentBlocks(persistentSweepKernel<chunk, F>, chunk));
+        persistentSweepKernel<chunk><<<blocks, chunk>>>(
+            s.nChunks(), s.chunkBegin(), s.chunkLevel(), s.levelChunks(), s.counters(),
+            s.counters() + s.nLevels(), f);
+        GPULDU_CUDA_CHECK(cudaGetLastError());
+    }
+
+    //- How many blocks of a kernel fit on the device at once
+    template<class Kernel>
+    static int residentBlocks(Kernel kernel, int blockSize)
+    {
+        int device = 0;
+        int sms = 0;
+        int perSm = 0;
+        GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+        GPULDU_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        GPULDU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, blockSize, 0));
+        return std::max(1, sms*perSm);
     }
 
     //- f(i) for i in [begin, end), one launch (cheaper than thrust::for_each for the many

@@ -68,6 +68,56 @@ TEST(LevelSchedule, MatrixMarketGraph)
     checkSchedule(lowerLevelSchedule(p.addressing()), p.nCells, edges);
 }
 
+template<class B>
+class SweepTest : public ::testing::Test {};
+TYPED_TEST_SUITE(SweepTest, Backends);
+
+//- The backend's sweep (GPU: one launch) against the level-by-level twin: the same arithmetic
+//  per row, so the same bits, for the factorisations and both sweeps.
+TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
+{
+    using B = TypeParam;
+    for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
+    {
+        LduSystemImpl<B> sys(p.addressing());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
+        const auto& A = sys.matrix();
+        const auto& M = sys.preconditioners();
+        const auto& lower = M.lowerSchedule();
+        const auto& upper = M.upperSchedule();
+        const int n = p.nCells;
+        typename B::template Vector<double> d1(n);
+        typename B::template Vector<double> d2(n);
+        lower.sweep(detail::DicFactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
+                                         ptr(A.transpose), ptr(A.val), ptr(d1)});
+        lower.sweepByLevel(detail::DicFactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
+                                                ptr(A.transpose), ptr(A.val), ptr(d2)});
+        EXPECT_EQ(toHost(d1), toHost(d2));
+
+        const std::vector<double> r = randomVector(n, 6);
+        typename B::template Vector<double> dr(r.begin(), r.end());
+        typename B::template Vector<double> w1(n, -1.0);
+        typename B::template Vector<double> w2(n, -2.0);
+        lower.sweep(detail::LowerSweepRow<false>{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
+                                                 ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(w1)});
+        lower.sweepByLevel(detail::LowerSweepRow<false>{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
+                                                        ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(w2)});
+        EXPECT_EQ(toHost(w1), toHost(w2));
+        upper.sweep(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
+                                                ptr(A.transpose), ptr(A.val), ptr(d1), ptr(w1)});
+        upper.sweepByLevel(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
+                                                       ptr(A.transpose), ptr(A.val), ptr(d1), ptr(w2)});
+        EXPECT_EQ(toHost(w1), toHost(w2));
+
+        typename B::template Vector<double> lu1(A.val);
+        typename B::template Vector<double> lu2(A.val);
+        lower.sweep(detail::Ilu0FactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(lu1)});
+        lower.sweepByLevel(detail::Ilu0FactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(lu2)});
+        EXPECT_EQ(toHost(lu1), toHost(lu2));
+        EXPECT_GT(lower.nChunks(), lower.nLevels());
+    }
+}
+
 TEST(LevelSchedule, RowsWithinALevelAscend)
 {
     const HostLevelSchedule s = sortByLevel({2, 0, 1, 0, 2, 1});
