@@ -91,6 +91,8 @@ private:
     typename B::template Vector<int> levelChunks_;
     //- Per level: chunks done; then the ticket (scratch of the one-launch sweep)
     mutable typename B::template Vector<int> counters_;
+    //- Blocks of the one-launch sweep; 0: one launch per level
+    int oneLaunchBlocks_ = 0;
 
 public:
     explicit LevelSchedule(const HostLevelSchedule& h)
@@ -157,8 +159,20 @@ public:
         return ptr(counters_);
     }
 
-    //- f(k) for every position k of the rows array, level after level: the fastest way on
-    //  the backend (GPU: one launch; CPU: level by level)
+    //- The GPU sweep: all levels in one launch of (at most) this many blocks, or, with 0 (the
+    //  default, measured faster: docs/performance.md), one launch per level
+    void setOneLaunchBlocks(int blocks)
+    {
+        oneLaunchBlocks_ = blocks;
+    }
+
+    int oneLaunchBlocks() const
+    {
+        return oneLaunchBlocks_;
+    }
+
+    //- f(k) for every position k of the rows array, level after level, as the backend does it
+    //  (GPU: see setOneLaunchBlocks; CPU: level by level)
     template<class F>
     void sweep(const F& f) const
     {

@@ -328,6 +328,13 @@ public:
         return upper_;
     }
 
+    //- How the GPU sweeps (LevelSchedule::setOneLaunchBlocks), for both schedules
+    void setOneLaunchBlocks(int blocks)
+    {
+        lower_.setOneLaunchBlocks(blocks);
+        upper_.setOneLaunchBlocks(blocks);
+    }
+
     //- rD of diagonal, DIC or DILU (valid after setup).
     const typename B::template Vector<double>& rD() const
     {

@@ -199,11 +199,12 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
         {
             f(k);
         }
-        // every thread's results out to L2 before the chunk is counted as done
-        __threadfence();
+        // the block's results, ordered before thread 0's fence by the barrier (fences are
+        // cumulative), out to L2 before the chunk is counted as done
         __syncthreads();
         if (threadIdx.x == 0)
         {
+            __threadfence();
             atomicAdd(levelDone + chunkLevel[c], 1);
         }
     }
@@ -274,17 +275,24 @@ struct GpuBackend
         return thrust::cuda::par_nosync;
     }
 
-    //- A level-scheduled sweep in one launch (persistentSweepKernel)
+    //- A level-scheduled sweep: one launch per level, or all levels in one launch
+    //  (persistentSweepKernel) when the schedule asks for it with a number of blocks
     template<class Schedule, class F>
     static void sweep(const Schedule& s, const F& f)
     {
         constexpr int chunk = Schedule::chunk;
+        if (s.oneLaunchBlocks() == 0)
+        {
+            s.sweepByLevel(f);
+            return;
+        }
         if (s.nChunks() == 0)
         {
             return;
         }
         GPULDU_CUDA_CHECK(cudaMemsetAsync(s.counters(), 0, (s.nLevels() + 1)*sizeof(int)));
-        const int blocks = std::min(s.nChunks(), residentBlocks(persistentSweepKernel<chunk, F>, chunk));
+        const int blocks = std::min(
+            {s.nChunks(), s.oneLaunchBlocks(), residentBlocks(persistentSweepKernel<chunk, F>, chunk)});
         persistentSweepKernel<chunk><<<blocks, chunk>>>(
             s.nChunks(), s.chunkBegin(), s.chunkLevel(), s.levelChunks(), s.counters(),
             s.counters() + s.nLevels(), f);

@@ -84,21 +84,15 @@ void laplacian(int n, double bandwidth)
     }
     row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); }), nnz*(8 + 8 + 4));
-    row("DIC factor (backend's sweep)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
-    row("DIC apply (two sweeps, backend's sweep)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    for (int blocks : {66, 132, 264, 528, 100000})
     {
-        const auto& A = sys.matrix();
-        const auto& L = M.lowerSchedule();
-        const auto& U = M.upperSchedule();
-        Vec w(rows);
-        row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() {
-            L.sweepByLevel(detail::LowerSweepRow<false>{L.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                        ptr(A.transpose), ptr(A.val), ptr(M.rD()), ptr(x), ptr(w)});
-            U.sweepByLevel(detail::UpperSweepRow<false>{U.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                        ptr(A.transpose), ptr(A.val), ptr(M.rD()), ptr(w)}); }),
-            2*sweepBytes);
+        M.setOneLaunchBlocks(blocks);
+        const std::string what = "DIC apply, one launch, <= " + std::to_string(blocks) + " blocks";
+        row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     }
-
+    M.setOneLaunchBlocks(0);
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);
     SolverControls c;

@@ -72,7 +72,7 @@ template<class B>
 class SweepTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SweepTest, Backends);
 
-//- The backend's sweep (GPU: one launch) against the level-by-level twin: the same arithmetic
+//- The one-launch sweep (GPU) against the level-by-level twin: the same arithmetic
 //  per row, so the same bits, for the factorisations and both sweeps.
 TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
 {
@@ -82,7 +82,8 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
         LduSystemImpl<B> sys(p.addressing());
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
-        const auto& M = sys.preconditioners();
+        auto& M = sys.preconditioners();
+        M.setOneLaunchBlocks(64);
         const auto& lower = M.lowerSchedule();
         const auto& upper = M.upperSchedule();
         const int n = p.nCells;
