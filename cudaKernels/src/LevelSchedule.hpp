@@ -91,8 +91,8 @@ private:
     typename B::template Vector<int> levelChunks_;
     //- Per level: chunks done; then the ticket (scratch of the one-launch sweep)
     mutable typename B::template Vector<int> counters_;
-    //- Blocks of the one-launch sweep; 0: one launch per level
-    int oneLaunchBlocks_ = 0;
+    //- Blocks of the one-launch sweep: -1 the default, 0 one launch per level
+    int oneLaunchBlocks_ = -1;
 
 public:
     explicit LevelSchedule(const HostLevelSchedule& h)
@@ -159,8 +159,8 @@ public:
         return ptr(counters_);
     }
 
-    //- The GPU sweep: all levels in one launch of (at most) this many blocks, or, with 0 (the
-    //  default, measured faster: docs/performance.md), one launch per level
+    //- The GPU sweep: all levels in one launch of (at most) this many blocks (-1: the
+    //  backend's default), or, with 0, one launch per level (docs/performance.md compares)
     void setOneLaunchBlocks(int blocks)
     {
         oneLaunchBlocks_ = blocks;

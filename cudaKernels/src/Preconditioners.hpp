@@ -102,6 +102,21 @@ GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
     return Transposed ? val[transpose[p]] : val[p];
 }
 
+//- The part of a sweep row that does not depend on other rows of the sweep, loaded before
+//  the row waits for its level (GPU one-launch sweep): the row, its start value and up to
+//  maxTerms coefficients rD[i]*A[i][j] with their columns. Longer rows finish the rest directly.
+struct SweepRowTerms
+{
+    static constexpr int maxTerms = 8;
+    int i;
+    int nTerms;
+    int rest;
+    int restEnd;
+    double start;
+    double coeff[maxTerms];
+    int col[maxTerms];
+};
+
 //- Forward sweep of one row: w[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*w[j].
 template<bool Transposed>
 struct LowerSweepRow
@@ -116,19 +131,46 @@ struct LowerSweepRow
     const double* r;
     double* w;
 
+    GPULDU_HD SweepRowTerms prefetch(int k) const
+    {
+        SweepRowTerms t;
+        t.i = rows[k];
+        const double rDi = rD[t.i];
+        t.start = rDi*r[t.i];
+        t.nTerms = 0;
+        int p = rowStart[t.i];
+        for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
+        {
+            t.coeff[t.nTerms] = rDi*entry<Transposed>(val, transpose, p);
+            t.col[t.nTerms] = col[p];
+        }
+        t.rest = p;
+        t.restEnd = diagPos[t.i];
+        return t;
+    }
+
+    GPULDU_HD void finish(const SweepRowTerms& t) const
+    {
+        double wi = t.start;
+        for (int m = 0; m < t.nTerms; ++m)
+        {
+            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
+        }
+        for (int p = t.rest; p < t.restEnd; ++p)
+        {
+            wi -= rD[t.i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
+        }
+        w[t.i] = wi;
+    }
+
     GPULDU_HD void operator()(int k) const
     {
-        const int i = rows[k];
-        double wi = rD[i]*r[i];
-        for (int p = rowStart[i]; p < diagPos[i]; ++p)
-        {
-            wi -= rD[i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
-        }
-        w[i] = wi;
+        finish(prefetch(k));
     }
 };
 
 //- Backward sweep of one row: w[i] -= rD[i]*A[i][j]*w[j], upper entries by descending column.
+//  (w[i] itself comes from the forward sweep, an earlier launch, so it is prefetched too.)
 template<bool Transposed>
 struct UpperSweepRow
 {
@@ -141,15 +183,41 @@ struct UpperSweepRow
     const double* rD;
     double* w;
 
+    GPULDU_HD SweepRowTerms prefetch(int k) const
+    {
+        SweepRowTerms t;
+        t.i = rows[k];
+        const double rDi = rD[t.i];
+        t.start = loadFresh(&w[t.i]);
+        t.nTerms = 0;
+        int p = rowStart[t.i + 1] - 1;
+        for (; p > diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; --p, ++t.nTerms)
+        {
+            t.coeff[t.nTerms] = rDi*entry<Transposed>(val, transpose, p);
+            t.col[t.nTerms] = col[p];
+        }
+        t.rest = p;
+        t.restEnd = diagPos[t.i];
+        return t;
+    }
+
+    GPULDU_HD void finish(const SweepRowTerms& t) const
+    {
+        double wi = t.start;
+        for (int m = 0; m < t.nTerms; ++m)
+        {
+            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
+        }
+        for (int p = t.rest; p > t.restEnd; --p)
+        {
+            wi -= rD[t.i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
+        }
+        w[t.i] = wi;
+    }
+
     GPULDU_HD void operator()(int k) const
     {
-        const int i = rows[k];
-        double wi = loadFresh(&w[i]);
-        for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
-        {
-            wi -= rD[i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
-        }
-        w[i] = wi;
+        finish(prefetch(k));
     }
 };
 

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #ifdef __CUDACC__
@@ -154,6 +155,21 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
+//- Whether a sweep's row functor splits into prefetch(k) (loads that do not depend on the
+//  sweep) and finish(terms) (the rest); then the one-launch sweep prefetches before it waits.
+template<class F, class = void>
+struct HasPrefetch : std::false_type {};
+
+//- The type prefetch returns, or int for a functor without one (declarations for decltype only)
+template<class F>
+GPULDU_HD auto prefetchOf(const F& f, int k) -> decltype(f.prefetch(k));
+
+template<class F>
+GPULDU_HD int prefetchOf(const F&, long);
+
+template<class F>
+struct HasPrefetch<F, std::void_t<decltype(std::declval<const F&>().prefetch(0))>> : std::true_type {};
+
 //- A whole level-scheduled sweep in one launch. The schedule's positions are cut into chunks
 //  (one thread each position), in level order. Blocks take chunks by ticket, so a chunk only
 //  ever waits for chunks taken before it: no deadlock, whatever the number of resident blocks.
@@ -175,18 +191,7 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
     {
         if (threadIdx.x == 0)
         {
-            const int c = atomicAdd(ticket, 1);
-            if (c < nChunks && chunkLevel[c] > 0)
-            {
-                const int level = chunkLevel[c];
-                const volatile int* done = levelDone + level - 1;
-                const int need = levelChunks[level - 1];
-                while (*done < need)
-                {
-                }
-                __threadfence();
-            }
-            chunk = c;
+            chunk = atomicAdd(ticket, 1);
         }
         __syncthreads();
         const int c = chunk;
@@ -195,9 +200,37 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
             return;
         }
         const int k = chunkBegin[c] + int(threadIdx.x);
-        if (k < chunkBegin[c + 1])
+        const bool active = k < chunkBegin[c + 1];
+
+        // what does not depend on the earlier levels, then wait for level l-1
+        decltype(prefetchOf(f, 0)) terms{};
+        if constexpr (HasPrefetch<F>::value)
         {
-            f(k);
+            if (active)
+            {
+                terms = f.prefetch(k);
+            }
+        }
+        if (threadIdx.x == 0 && chunkLevel[c] > 0)
+        {
+            const volatile int* done = levelDone + chunkLevel[c] - 1;
+            const int need = levelChunks[chunkLevel[c] - 1];
+            while (*done < need)
+            {
+            }
+            __threadfence();
+        }
+        __syncthreads();
+        if (active)
+        {
+            if constexpr (HasPrefetch<F>::value)
+            {
+                f.finish(terms);
+            }
+            else
+            {
+                f(k);
+            }
         }
         // the block's results, ordered before thread 0's fence by the barrier (fences are
         // cumulative), out to L2 before the chunk is counted as done
@@ -275,8 +308,9 @@ struct GpuBackend
         return thrust::cuda::par_nosync;
     }
 
-    //- A level-scheduled sweep: one launch per level, or all levels in one launch
-    //  (persistentSweepKernel) when the schedule asks for it with a number of blocks
+    //- A level-scheduled sweep: all levels in one launch (persistentSweepKernel) of the
+    //  schedule's number of blocks (default: two per multiprocessor, measured best), or one
+    //  launch per level when the schedule asks for 0 blocks
     template<class Schedule, class F>
     static void sweep(const Schedule& s, const F& f)
     {
@@ -291,25 +325,31 @@ struct GpuBackend
             return;
         }
         GPULDU_CUDA_CHECK(cudaMemsetAsync(s.counters(), 0, (s.nLevels() + 1)*sizeof(int)));
+        const int wanted = s.oneLaunchBlocks() > 0 ? s.oneLaunchBlocks() : 2*multiprocessors();
         const int blocks = std::min(
-            {s.nChunks(), s.oneLaunchBlocks(), residentBlocks(persistentSweepKernel<chunk, F>, chunk)});
+            {s.nChunks(), wanted, residentBlocks(persistentSweepKernel<chunk, F>, chunk)});
         persistentSweepKernel<chunk><<<blocks, chunk>>>(
             s.nChunks(), s.chunkBegin(), s.chunkLevel(), s.levelChunks(), s.counters(),
             s.counters() + s.nLevels(), f);
         GPULDU_CUDA_CHECK(cudaGetLastError());
     }
 
+    static int multiprocessors()
+    {
+        int device = 0;
+        int sms = 0;
+        GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+        GPULDU_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        return sms;
+    }
+
     //- How many blocks of a kernel fit on the device at once
     template<class Kernel>
     static int residentBlocks(Kernel kernel, int blockSize)
     {
-        int device = 0;
-        int sms = 0;
         int perSm = 0;
-        GPULDU_CUDA_CHECK(cudaGetDevice(&device));
-        GPULDU_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         GPULDU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, blockSize, 0));
-        return std::max(1, sms*perSm);
+        return std::max(1, multiprocessors()*perSm);
     }
 
     //- f(i) for i in [begin, end), one launch (cheaper than thrust::for_each for the many

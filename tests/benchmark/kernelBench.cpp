@@ -84,15 +84,19 @@ void laplacian(int n, double bandwidth)
     }
     row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); }), nnz*(8 + 8 + 4));
+    M.setOneLaunchBlocks(0);
     row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    M.setOneLaunchBlocks(-1);
+    row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    M.setOneLaunchBlocks(0);
     row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    for (int blocks : {66, 132, 264, 528, 100000})
+    for (int blocks : {132, 264, 528})
     {
         M.setOneLaunchBlocks(blocks);
         const std::string what = "DIC apply, one launch, <= " + std::to_string(blocks) + " blocks";
         row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     }
-    M.setOneLaunchBlocks(0);
+    M.setOneLaunchBlocks(-1);
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);
     SolverControls c;
