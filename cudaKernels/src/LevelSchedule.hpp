@@ -9,18 +9,23 @@
 
 #include "backends.hpp"
 
+#include <thrust/fill.h>
+
 #include <algorithm>
 #include <vector>
 
 namespace gpuLdu
 {
 
-//- Rows sorted by level (ascending row number within a level) and where each level starts.
+//- Rows sorted by level (ascending row number within a level), where each level starts, and
+//  each row's direct dependencies (the rows it reads), CSR-style.
 struct HostLevelSchedule
 {
     std::vector<int> rows;
     //- nLevels + 1 offsets into rows.
     std::vector<int> levelStart;
+    std::vector<int> depStart;
+    std::vector<int> deps;
 
     int nLevels() const
     {
@@ -51,6 +56,26 @@ inline HostLevelSchedule sortByLevel(const std::vector<int>& level)
     return s;
 }
 
+//- Each row's direct dependencies: row to[f] depends on row from[f], for every face f.
+inline void setDependencies(HostLevelSchedule& s, int nCells, int nFaces, const int* from, const int* to)
+{
+    s.depStart.assign(nCells + 1, 0);
+    for (int f = 0; f < nFaces; ++f)
+    {
+        ++s.depStart[to[f] + 1];
+    }
+    for (int i = 0; i < nCells; ++i)
+    {
+        s.depStart[i + 1] += s.depStart[i];
+    }
+    std::vector<int> next(s.depStart.begin(), s.depStart.end() - 1);
+    s.deps.resize(nFaces);
+    for (int f = 0; f < nFaces; ++f)
+    {
+        s.deps[next[to[f]]++] = from[f];
+    }
+}
+
 //- Levels of the lower-triangular graph (forward sweep, factorisation). Faces are in
 //  upper-triangular order, so lower(f)'s level is final when face f is visited.
 inline HostLevelSchedule lowerLevelSchedule(const LduAddressingView& a)
@@ -60,7 +85,9 @@ inline HostLevelSchedule lowerLevelSchedule(const LduAddressingView& a)
     {
         level[a.upper[f]] = std::max(level[a.upper[f]], level[a.lower[f]] + 1);
     }
-    return sortByLevel(level);
+    HostLevelSchedule s = sortByLevel(level);
+    setDependencies(s, a.nCells, a.nFaces, a.lower, a.upper);
+    return s;
 }
 
 //- Levels of the upper-triangular graph (backward sweep), visiting faces backwards.
@@ -71,7 +98,9 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
     {
         level[a.lower[f]] = std::max(level[a.lower[f]], level[a.upper[f]] + 1);
     }
-    return sortByLevel(level);
+    HostLevelSchedule s = sortByLevel(level);
+    setDependencies(s, a.nCells, a.nFaces, a.upper, a.lower);
+    return s;
 }
 
 //- A schedule with its rows on the backend, and cut into chunks of positions for the
@@ -87,10 +116,14 @@ private:
     typename B::template Vector<int> rows_;
     std::vector<int> levelStart_;
     typename B::template Vector<int> chunkBegin_;
-    typename B::template Vector<int> chunkLevel_;
-    typename B::template Vector<int> levelChunks_;
-    //- Per level: chunks done; then the ticket (scratch of the one-launch sweep)
-    mutable typename B::template Vector<int> counters_;
+    //- The chunks each chunk depends on (those holding its rows' dependencies), CSR-style
+    typename B::template Vector<int> chunkDepStart_;
+    typename B::template Vector<int> chunkDeps_;
+    //- Per chunk: the epoch of the sweep that finished it (scratch of the one-launch sweep)
+    mutable typename B::template Vector<int> chunkDone_;
+    //- The ticket counter of the one-launch sweep
+    mutable typename B::template Vector<int> ticket_;
+    mutable int epoch_ = 0;
     //- Blocks of the one-launch sweep: -1 the default, 0 one launch per level
     int oneLaunchBlocks_ = -1;
 
@@ -101,27 +134,55 @@ public:
         levelStart_(h.levelStart)
     {
         B::upload(ptr(rows_), h.rows.data(), h.rows.size());
+
+        // chunks: the positions of each level cut into pieces of at most `chunk`
         std::vector<int> begin;
-        std::vector<int> level;
-        std::vector<int> perLevel;
+        std::vector<int> chunkOf(h.rows.size());
         for (int l = 0; l < h.nLevels(); ++l)
         {
-            perLevel.push_back(0);
             for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; k += chunk)
             {
                 begin.push_back(k);
-                level.push_back(l);
-                ++perLevel.back();
+                for (int m = k; m < std::min(k + chunk, h.levelStart[l + 1]); ++m)
+                {
+                    chunkOf[m] = int(begin.size()) - 1;
+                }
             }
         }
         begin.push_back(int(h.rows.size()));
+
+        // a chunk depends on the chunks that hold its rows' dependencies
+        std::vector<int> position(h.rows.size());
+        for (int k = 0; k < int(h.rows.size()); ++k)
+        {
+            position[h.rows[k]] = k;
+        }
+        std::vector<int> depStart{0};
+        std::vector<int> deps;
+        for (int c = 0; c + 1 < int(begin.size()); ++c)
+        {
+            const std::size_t first = deps.size();
+            for (int k = begin[c]; k < begin[c + 1]; ++k)
+            {
+                const int i = h.rows[k];
+                for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+                {
+                    deps.push_back(chunkOf[position[h.deps[d]]]);
+                }
+            }
+            std::sort(deps.begin() + first, deps.end());
+            deps.erase(std::unique(deps.begin() + first, deps.end()), deps.end());
+            depStart.push_back(int(deps.size()));
+        }
         chunkBegin_.resize(begin.size());
-        chunkLevel_.resize(level.size());
-        levelChunks_.resize(perLevel.size());
-        counters_.resize(perLevel.size() + 1);
+        chunkDepStart_.resize(depStart.size());
+        chunkDeps_.resize(deps.size());
+        chunkDone_.resize(begin.size() - 1);
+        ticket_.resize(1);
         B::upload(ptr(chunkBegin_), begin.data(), begin.size());
-        B::upload(ptr(chunkLevel_), level.data(), level.size());
-        B::upload(ptr(levelChunks_), perLevel.data(), perLevel.size());
+        B::upload(ptr(chunkDepStart_), depStart.data(), depStart.size());
+        B::upload(ptr(chunkDeps_), deps.data(), deps.size());
+        thrust::fill(chunkDone_.begin(), chunkDone_.end(), 0);
     }
 
     int nLevels() const
@@ -131,7 +192,7 @@ public:
 
     int nChunks() const
     {
-        return int(chunkLevel_.size());
+        return int(chunkBegin_.size()) - 1;
     }
 
     const int* rows() const
@@ -144,19 +205,30 @@ public:
         return ptr(chunkBegin_);
     }
 
-    const int* chunkLevel() const
+    const int* chunkDepStart() const
     {
-        return ptr(chunkLevel_);
+        return ptr(chunkDepStart_);
     }
 
-    const int* levelChunks() const
+    const int* chunkDeps() const
     {
-        return ptr(levelChunks_);
+        return ptr(chunkDeps_);
     }
 
-    int* counters() const
+    int* chunkDone() const
     {
-        return ptr(counters_);
+        return ptr(chunkDone_);
+    }
+
+    int* ticket() const
+    {
+        return ptr(ticket_);
+    }
+
+    //- A new epoch for the next one-launch sweep (chunk flags from earlier sweeps are stale)
+    int nextEpoch() const
+    {
+        return ++epoch_;
     }
 
     //- The GPU sweep: all levels in one launch of (at most) this many blocks (-1: the

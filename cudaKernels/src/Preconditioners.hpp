@@ -71,30 +71,6 @@ struct Invert
     }
 };
 
-//- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
-//  (upper[f]*lower[f]/d[l] in OpenFOAM's terms).
-struct DicFactorRow
-{
-    const int* rows;
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const int* transpose;
-    const double* val;
-    double* d;
-
-    GPULDU_HD void operator()(int k) const
-    {
-        const int i = rows[k];
-        double di = val[diagPos[i]];
-        for (int p = rowStart[i]; p < diagPos[i]; ++p)
-        {
-            di -= val[transpose[p]]*val[p]/loadFresh(&d[col[p]]);
-        }
-        d[i] = di;
-    }
-};
-
 //- Entry p of A, or of A^T (through the transpose index).
 template<bool Transposed>
 GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
@@ -113,8 +89,61 @@ struct SweepRowTerms
     int rest;
     int restEnd;
     double start;
+    //- The result is divided by this when it is not 1 (ILU0's U diagonal)
+    double divisor;
     double coeff[maxTerms];
     int col[maxTerms];
+};
+
+//- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
+//  (upper[f]*lower[f]/d[l] in OpenFOAM's terms).
+struct DicFactorRow
+{
+    const int* rows;
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const int* transpose;
+    const double* val;
+    double* d;
+
+    //- coeff = A[j][i]*A[i][j] of each lower entry (upper[f]*lower[f])
+    GPULDU_HD SweepRowTerms prefetch(int k) const
+    {
+        SweepRowTerms t;
+        t.i = rows[k];
+        t.start = val[diagPos[t.i]];
+        t.divisor = 1;
+        t.nTerms = 0;
+        int p = rowStart[t.i];
+        for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
+        {
+            t.coeff[t.nTerms] = val[transpose[p]]*val[p];
+            t.col[t.nTerms] = col[p];
+        }
+        t.rest = p;
+        t.restEnd = diagPos[t.i];
+        return t;
+    }
+
+    GPULDU_HD void finish(const SweepRowTerms& t) const
+    {
+        double di = t.start;
+        for (int m = 0; m < t.nTerms; ++m)
+        {
+            di -= t.coeff[m]/loadFresh(&d[t.col[m]]);
+        }
+        for (int p = t.rest; p < t.restEnd; ++p)
+        {
+            di -= val[transpose[p]]*val[p]/loadFresh(&d[col[p]]);
+        }
+        d[t.i] = di;
+    }
+
+    GPULDU_HD void operator()(int k) const
+    {
+        finish(prefetch(k));
+    }
 };
 
 //- Forward sweep of one row: w[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*w[j].
@@ -137,6 +166,7 @@ struct LowerSweepRow
         t.i = rows[k];
         const double rDi = rD[t.i];
         t.start = rDi*r[t.i];
+        t.divisor = 1;
         t.nTerms = 0;
         int p = rowStart[t.i];
         for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
@@ -189,6 +219,7 @@ struct UpperSweepRow
         t.i = rows[k];
         const double rDi = rD[t.i];
         t.start = loadFresh(&w[t.i]);
+        t.divisor = 1;
         t.nTerms = 0;
         int p = rowStart[t.i + 1] - 1;
         for (; p > diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; --p, ++t.nTerms)
@@ -271,15 +302,41 @@ struct Ilu0LowerRow
     const double* r;
     double* w;
 
-    GPULDU_HD void operator()(int k) const
+    GPULDU_HD SweepRowTerms prefetch(int k) const
     {
-        const int i = rows[k];
-        double wi = r[i];
-        for (int p = rowStart[i]; p < diagPos[i]; ++p)
+        SweepRowTerms t;
+        t.i = rows[k];
+        t.start = r[t.i];
+        t.divisor = Transposed ? lu[diagPos[t.i]] : 1;
+        t.nTerms = 0;
+        int p = rowStart[t.i];
+        for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
+        {
+            t.coeff[t.nTerms] = entry<Transposed>(lu, transpose, p);
+            t.col[t.nTerms] = col[p];
+        }
+        t.rest = p;
+        t.restEnd = diagPos[t.i];
+        return t;
+    }
+
+    GPULDU_HD void finish(const SweepRowTerms& t) const
+    {
+        double wi = t.start;
+        for (int m = 0; m < t.nTerms; ++m)
+        {
+            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
+        }
+        for (int p = t.rest; p < t.restEnd; ++p)
         {
             wi -= entry<Transposed>(lu, transpose, p)*loadFresh(&w[col[p]]);
         }
-        w[i] = Transposed ? wi/lu[diagPos[i]] : wi;
+        w[t.i] = Transposed ? wi/t.divisor : wi;
+    }
+
+    GPULDU_HD void operator()(int k) const
+    {
+        finish(prefetch(k));
     }
 };
 
@@ -296,15 +353,41 @@ struct Ilu0UpperRow
     const double* lu;
     double* w;
 
-    GPULDU_HD void operator()(int k) const
+    GPULDU_HD SweepRowTerms prefetch(int k) const
     {
-        const int i = rows[k];
-        double wi = loadFresh(&w[i]);
-        for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
+        SweepRowTerms t;
+        t.i = rows[k];
+        t.start = loadFresh(&w[t.i]);
+        t.divisor = Transposed ? 1 : lu[diagPos[t.i]];
+        t.nTerms = 0;
+        int p = rowStart[t.i + 1] - 1;
+        for (; p > diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; --p, ++t.nTerms)
+        {
+            t.coeff[t.nTerms] = entry<Transposed>(lu, transpose, p);
+            t.col[t.nTerms] = col[p];
+        }
+        t.rest = p;
+        t.restEnd = diagPos[t.i];
+        return t;
+    }
+
+    GPULDU_HD void finish(const SweepRowTerms& t) const
+    {
+        double wi = t.start;
+        for (int m = 0; m < t.nTerms; ++m)
+        {
+            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
+        }
+        for (int p = t.rest; p > t.restEnd; --p)
         {
             wi -= entry<Transposed>(lu, transpose, p)*loadFresh(&w[col[p]]);
         }
-        w[i] = Transposed ? wi : wi/lu[diagPos[i]];
+        w[t.i] = Transposed ? wi : wi/t.divisor;
+    }
+
+    GPULDU_HD void operator()(int k) const
+    {
+        finish(prefetch(k));
     }
 };
 

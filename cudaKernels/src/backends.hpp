@@ -173,15 +173,17 @@ struct HasPrefetch<F, std::void_t<decltype(std::declval<const F&>().prefetch(0))
 //- A whole level-scheduled sweep in one launch. The schedule's positions are cut into chunks
 //  (one thread each position), in level order. Blocks take chunks by ticket, so a chunk only
 //  ever waits for chunks taken before it: no deadlock, whatever the number of resident blocks.
-//  A chunk of level l starts when all chunks of level l-1 are done (a counter per level); its
-//  threads then read the values of earlier levels through L2 (loadFresh).
+//  A chunk first loads what does not depend on the sweep (prefetch), then waits until the
+//  chunks holding its rows' dependencies carry this sweep's epoch, then reads their values
+//  through L2 (loadFresh), computes, and publishes its own epoch.
 template<int Chunk, class F>
 __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
     int nChunks,
     const int* chunkBegin,
-    const int* chunkLevel,
-    const int* levelChunks,
-    int* levelDone,
+    const int* chunkDepStart,
+    const int* chunkDeps,
+    int* chunkDone,
+    int epoch,
     int* ticket,
     F f
 )
@@ -202,7 +204,6 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
         const int k = chunkBegin[c] + int(threadIdx.x);
         const bool active = k < chunkBegin[c + 1];
 
-        // what does not depend on the earlier levels, then wait for level l-1
         decltype(prefetchOf(f, 0)) terms{};
         if constexpr (HasPrefetch<F>::value)
         {
@@ -211,15 +212,14 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
                 terms = f.prefetch(k);
             }
         }
-        if (threadIdx.x == 0 && chunkLevel[c] > 0)
+        for (int d = chunkDepStart[c] + int(threadIdx.x); d < chunkDepStart[c + 1]; d += Chunk)
         {
-            const volatile int* done = levelDone + chunkLevel[c] - 1;
-            const int need = levelChunks[chunkLevel[c] - 1];
-            while (*done < need)
+            const volatile int* done = chunkDone + chunkDeps[d];
+            while (*done != epoch)
             {
             }
-            __threadfence();
         }
+        __threadfence();
         __syncthreads();
         if (active)
         {
@@ -233,12 +233,12 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
             }
         }
         // the block's results, ordered before thread 0's fence by the barrier (fences are
-        // cumulative), out to L2 before the chunk is counted as done
+        // cumulative), out to L2 before the chunk is marked done
         __syncthreads();
         if (threadIdx.x == 0)
         {
             __threadfence();
-            atomicAdd(levelDone + chunkLevel[c], 1);
+            atomicExch(chunkDone + c, epoch);
         }
     }
 }
@@ -324,13 +324,13 @@ struct GpuBackend
         {
             return;
         }
-        GPULDU_CUDA_CHECK(cudaMemsetAsync(s.counters(), 0, (s.nLevels() + 1)*sizeof(int)));
+        GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));
         const int wanted = s.oneLaunchBlocks() > 0 ? s.oneLaunchBlocks() : 2*multiprocessors();
         const int blocks = std::min(
             {s.nChunks(), wanted, residentBlocks(persistentSweepKernel<chunk, F>, chunk)});
         persistentSweepKernel<chunk><<<blocks, chunk>>>(
-            s.nChunks(), s.chunkBegin(), s.chunkLevel(), s.levelChunks(), s.counters(),
-            s.counters() + s.nLevels(), f);
+            s.nChunks(), s.chunkBegin(), s.chunkDepStart(), s.chunkDeps(), s.chunkDone(),
+            s.nextEpoch(), s.ticket(), f);
         GPULDU_CUDA_CHECK(cudaGetLastError());
     }
 
