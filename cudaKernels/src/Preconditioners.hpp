@@ -80,20 +80,58 @@ GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
 
 //- The part of a sweep row that does not depend on other rows of the sweep, loaded before
 //  the row waits for its level (GPU one-launch sweep): the row, its start value and up to
-//  maxTerms coefficients rD[i]*A[i][j] with their columns. Longer rows finish the rest directly.
+//  maxTerms coefficients with their columns. Longer rows finish the rest directly.
 struct SweepRowTerms
 {
     static constexpr int maxTerms = 8;
     int i;
     int nTerms;
+    //- The positions left over: rest, rest + step, ... up to restEnd (exclusive)
     int rest;
     int restEnd;
+    int step;
     double start;
     //- The result is divided by this when it is not 1 (ILU0's U diagonal)
     double divisor;
     double coeff[maxTerms];
     int col[maxTerms];
 };
+
+//- The terms of row positions first, first + step, ... (up to end, exclusive), in that order:
+//  row.coefficient(i, p) and the column of p
+template<class Row>
+GPULDU_HD inline void gatherTerms(SweepRowTerms& t, int first, int end, int step, const int* col, const Row& row)
+{
+    int p = first;
+    t.nTerms = 0;
+    for (; p != end && t.nTerms < SweepRowTerms::maxTerms; p += step, ++t.nTerms)
+    {
+        t.coeff[t.nTerms] = row.coefficient(t.i, p);
+        t.col[t.nTerms] = col[p];
+    }
+    t.rest = p;
+    t.restEnd = end;
+    t.step = step;
+}
+
+//- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order;
+//  x is read fresh (other rows of the sweep wrote it)
+template<bool Quotient, class Row>
+GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row)
+{
+    double acc = t.start;
+    for (int m = 0; m < t.nTerms; ++m)
+    {
+        const double xj = loadFresh(&x[t.col[m]]);
+        acc -= Quotient ? t.coeff[m]/xj : t.coeff[m]*xj;
+    }
+    for (int p = t.rest; p != t.restEnd; p += t.step)
+    {
+        const double xj = loadFresh(&x[col[p]]);
+        acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
+    }
+    return acc;
+}
 
 //- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
 //  (upper[f]*lower[f]/d[l] in OpenFOAM's terms).
@@ -107,37 +145,24 @@ struct DicFactorRow
     const double* val;
     double* d;
 
-    //- coeff = A[j][i]*A[i][j] of each lower entry (upper[f]*lower[f])
+    GPULDU_HD double coefficient(int, int p) const
+    {
+        return val[transpose[p]]*val[p];
+    }
+
     GPULDU_HD SweepRowTerms prefetch(int k) const
     {
         SweepRowTerms t;
         t.i = rows[k];
         t.start = val[diagPos[t.i]];
         t.divisor = 1;
-        t.nTerms = 0;
-        int p = rowStart[t.i];
-        for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
-        {
-            t.coeff[t.nTerms] = val[transpose[p]]*val[p];
-            t.col[t.nTerms] = col[p];
-        }
-        t.rest = p;
-        t.restEnd = diagPos[t.i];
+        gatherTerms(t, rowStart[t.i], diagPos[t.i], 1, col, *this);
         return t;
     }
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        double di = t.start;
-        for (int m = 0; m < t.nTerms; ++m)
-        {
-            di -= t.coeff[m]/loadFresh(&d[t.col[m]]);
-        }
-        for (int p = t.rest; p < t.restEnd; ++p)
-        {
-            di -= val[transpose[p]]*val[p]/loadFresh(&d[col[p]]);
-        }
-        d[t.i] = di;
+        d[t.i] = subtractTerms<true>(t, d, col, *this);
     }
 
     GPULDU_HD void operator()(int k) const
@@ -146,9 +171,12 @@ struct DicFactorRow
     }
 };
 
-//- Forward sweep of one row: w[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*w[j].
-template<bool Transposed>
-struct LowerSweepRow
+//- One row of a DIC/DILU sweep.
+//  forward  (Upper = false): w[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*w[j]
+//  backward (Upper = true):  w[i] = w[i] - sum_upper rD[i]*A[i][j]*w[j], by descending column
+//  (w[i] comes from the forward sweep, an earlier launch, so it is prefetched too.)
+template<bool Upper, bool Transposed>
+struct SweepRow
 {
     const int* rows;
     const int* rowStart;
@@ -157,40 +185,35 @@ struct LowerSweepRow
     const int* transpose;
     const double* val;
     const double* rD;
+    //- The right-hand side (forward sweep only)
     const double* r;
     double* w;
 
+    GPULDU_HD double coefficient(int i, int p) const
+    {
+        return rD[i]*entry<Transposed>(val, transpose, p);
+    }
+
     GPULDU_HD SweepRowTerms prefetch(int k) const
     {
         SweepRowTerms t;
         t.i = rows[k];
-        const double rDi = rD[t.i];
-        t.start = rDi*r[t.i];
+        t.start = Upper ? loadFresh(&w[t.i]) : rD[t.i]*r[t.i];
         t.divisor = 1;
-        t.nTerms = 0;
-        int p = rowStart[t.i];
-        for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
+        if (Upper)
         {
-            t.coeff[t.nTerms] = rDi*entry<Transposed>(val, transpose, p);
-            t.col[t.nTerms] = col[p];
+            gatherTerms(t, rowStart[t.i + 1] - 1, diagPos[t.i], -1, col, *this);
         }
-        t.rest = p;
-        t.restEnd = diagPos[t.i];
+        else
+        {
+            gatherTerms(t, rowStart[t.i], diagPos[t.i], 1, col, *this);
+        }
         return t;
     }
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        double wi = t.start;
-        for (int m = 0; m < t.nTerms; ++m)
-        {
-            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
-        }
-        for (int p = t.rest; p < t.restEnd; ++p)
-        {
-            wi -= rD[t.i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
-        }
-        w[t.i] = wi;
+        w[t.i] = subtractTerms<false>(t, w, col, *this);
     }
 
     GPULDU_HD void operator()(int k) const
@@ -199,58 +222,11 @@ struct LowerSweepRow
     }
 };
 
-//- Backward sweep of one row: w[i] -= rD[i]*A[i][j]*w[j], upper entries by descending column.
-//  (w[i] itself comes from the forward sweep, an earlier launch, so it is prefetched too.)
 template<bool Transposed>
-struct UpperSweepRow
-{
-    const int* rows;
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const int* transpose;
-    const double* val;
-    const double* rD;
-    double* w;
+using LowerSweepRow = SweepRow<false, Transposed>;
 
-    GPULDU_HD SweepRowTerms prefetch(int k) const
-    {
-        SweepRowTerms t;
-        t.i = rows[k];
-        const double rDi = rD[t.i];
-        t.start = loadFresh(&w[t.i]);
-        t.divisor = 1;
-        t.nTerms = 0;
-        int p = rowStart[t.i + 1] - 1;
-        for (; p > diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; --p, ++t.nTerms)
-        {
-            t.coeff[t.nTerms] = rDi*entry<Transposed>(val, transpose, p);
-            t.col[t.nTerms] = col[p];
-        }
-        t.rest = p;
-        t.restEnd = diagPos[t.i];
-        return t;
-    }
-
-    GPULDU_HD void finish(const SweepRowTerms& t) const
-    {
-        double wi = t.start;
-        for (int m = 0; m < t.nTerms; ++m)
-        {
-            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
-        }
-        for (int p = t.rest; p > t.restEnd; --p)
-        {
-            wi -= rD[t.i]*entry<Transposed>(val, transpose, p)*loadFresh(&w[col[p]]);
-        }
-        w[t.i] = wi;
-    }
-
-    GPULDU_HD void operator()(int k) const
-    {
-        finish(prefetch(k));
-    }
-};
+template<bool Transposed>
+using UpperSweepRow = SweepRow<true, Transposed>;
 
 //- One row of the zero-fill ILU (IKJ order): for each lower entry k of row i by ascending
 //  column, l_ik = a_ik/u_kk, then a_ij -= l_ik*u_kj for the entries j > k of row i that row k
@@ -288,10 +264,13 @@ struct Ilu0FactorRow
     }
 };
 
-//- ILU0 forward: y[i] = r[i] - sum_lower L[i][j]*y[j]  (L unit lower)
-//  transposed (U^T z = r): z[i] = (r[i] - sum_lower U[j][i]*z[j])/U[i][i]
-template<bool Transposed>
-struct Ilu0LowerRow
+//- One row of an ILU0 sweep (L unit lower, U upper, in A's pattern).
+//  forward  (Upper = false): y[i] = r[i] - sum_lower L[i][j]*y[j]
+//    transposed (U^T z = r): z[i] = (r[i] - sum_lower U[j][i]*z[j])/U[i][i]
+//  backward (Upper = true):  x[i] = (y[i] - sum_upper U[i][j]*x[j])/U[i][i]
+//    transposed (L^T w = z): w[i] = z[i] - sum_upper L[j][i]*w[j]
+template<bool Upper, bool Transposed>
+struct Ilu0SweepRow
 {
     const int* rows;
     const int* rowStart;
@@ -299,90 +278,39 @@ struct Ilu0LowerRow
     const int* diagPos;
     const int* transpose;
     const double* lu;
+    //- The right-hand side (forward sweep only)
     const double* r;
     double* w;
 
-    GPULDU_HD SweepRowTerms prefetch(int k) const
-    {
-        SweepRowTerms t;
-        t.i = rows[k];
-        t.start = r[t.i];
-        t.divisor = Transposed ? lu[diagPos[t.i]] : 1;
-        t.nTerms = 0;
-        int p = rowStart[t.i];
-        for (; p < diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; ++p, ++t.nTerms)
-        {
-            t.coeff[t.nTerms] = entry<Transposed>(lu, transpose, p);
-            t.col[t.nTerms] = col[p];
-        }
-        t.rest = p;
-        t.restEnd = diagPos[t.i];
-        return t;
-    }
+    //- Whether this sweep divides by U's diagonal
+    static constexpr bool divides = Upper != Transposed;
 
-    GPULDU_HD void finish(const SweepRowTerms& t) const
+    GPULDU_HD double coefficient(int, int p) const
     {
-        double wi = t.start;
-        for (int m = 0; m < t.nTerms; ++m)
-        {
-            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
-        }
-        for (int p = t.rest; p < t.restEnd; ++p)
-        {
-            wi -= entry<Transposed>(lu, transpose, p)*loadFresh(&w[col[p]]);
-        }
-        w[t.i] = Transposed ? wi/t.divisor : wi;
+        return entry<Transposed>(lu, transpose, p);
     }
-
-    GPULDU_HD void operator()(int k) const
-    {
-        finish(prefetch(k));
-    }
-};
-
-//- ILU0 backward: x[i] = (y[i] - sum_upper U[i][j]*x[j])/U[i][i]
-//  transposed (L^T w = z): w[i] = z[i] - sum_upper L[j][i]*w[j]
-template<bool Transposed>
-struct Ilu0UpperRow
-{
-    const int* rows;
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const int* transpose;
-    const double* lu;
-    double* w;
 
     GPULDU_HD SweepRowTerms prefetch(int k) const
     {
         SweepRowTerms t;
         t.i = rows[k];
-        t.start = loadFresh(&w[t.i]);
-        t.divisor = Transposed ? 1 : lu[diagPos[t.i]];
-        t.nTerms = 0;
-        int p = rowStart[t.i + 1] - 1;
-        for (; p > diagPos[t.i] && t.nTerms < SweepRowTerms::maxTerms; --p, ++t.nTerms)
+        t.start = Upper ? loadFresh(&w[t.i]) : r[t.i];
+        t.divisor = divides ? lu[diagPos[t.i]] : 1;
+        if (Upper)
         {
-            t.coeff[t.nTerms] = entry<Transposed>(lu, transpose, p);
-            t.col[t.nTerms] = col[p];
+            gatherTerms(t, rowStart[t.i + 1] - 1, diagPos[t.i], -1, col, *this);
         }
-        t.rest = p;
-        t.restEnd = diagPos[t.i];
+        else
+        {
+            gatherTerms(t, rowStart[t.i], diagPos[t.i], 1, col, *this);
+        }
         return t;
     }
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        double wi = t.start;
-        for (int m = 0; m < t.nTerms; ++m)
-        {
-            wi -= t.coeff[m]*loadFresh(&w[t.col[m]]);
-        }
-        for (int p = t.rest; p > t.restEnd; --p)
-        {
-            wi -= entry<Transposed>(lu, transpose, p)*loadFresh(&w[col[p]]);
-        }
-        w[t.i] = Transposed ? wi : wi/t.divisor;
+        const double wi = subtractTerms<false>(t, w, col, *this);
+        w[t.i] = divides ? wi/t.divisor : wi;
     }
 
     GPULDU_HD void operator()(int k) const
@@ -421,12 +349,12 @@ class Preconditioners
     {
         if (type_ == Preconditioner::ILU0)
         {
-            lower_.sweep(detail::Ilu0LowerRow<Transposed>{
+            lower_.sweep(detail::Ilu0SweepRow<false, Transposed>{
                 lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                 ptr(A_.transpose), ptr(lu_), r, w});
-            upper_.sweep(detail::Ilu0UpperRow<Transposed>{
+            upper_.sweep(detail::Ilu0SweepRow<true, Transposed>{
                 upper_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(lu_), w});
+                ptr(A_.transpose), ptr(lu_), nullptr, w});
         }
         else
         {
@@ -436,7 +364,7 @@ class Preconditioners
                 ptr(A_.transpose), ptr(A_.val), ptr(rD_), r, w});
             upper_.sweep(detail::UpperSweepRow<Transposed>{
                 upper_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(A_.val), ptr(rD_), w});
+                ptr(A_.transpose), ptr(A_.val), ptr(rD_), nullptr, w});
         }
     }
 

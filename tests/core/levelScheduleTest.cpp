@@ -105,9 +105,9 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
                                                         ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(w2)});
         EXPECT_EQ(toHost(w1), toHost(w2));
         upper.sweep(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                ptr(A.transpose), ptr(A.val), ptr(d1), ptr(w1)});
+                                                ptr(A.transpose), ptr(A.val), ptr(d1), nullptr, ptr(w1)});
         upper.sweepByLevel(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                       ptr(A.transpose), ptr(A.val), ptr(d1), ptr(w2)});
+                                                       ptr(A.transpose), ptr(A.val), ptr(d1), nullptr, ptr(w2)});
         EXPECT_EQ(toHost(w1), toHost(w2));
 
         typename B::template Vector<double> lu1(A.val);
