@@ -5,7 +5,7 @@
 #   bash tests/gpu/run.sh
 # Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
 # tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
-# kernel benchmark (gpuLduBench) at 100^3 and 200^3. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
+# kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit so that the whole
 # stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
@@ -16,6 +16,7 @@
 #   GPULDU_LIBDIR      .gpu/platforms/lib   plugin and core used by OpenFOAM
 #   GPU_OF_RUNTIME     .gpu/openfoam-runtime.tar.xz   ("none": use the OpenFOAM already here)
 #   GPU_KERNEL_BENCH   .gpu/platforms/bin/gpuLduBenchCuda
+#   GPU_CUSPARSE_BASELINE .gpu/platforms/bin/gpuLduCusparseBaseline
 #   GPU_LIMITS         "60 240 60 150 120"  seconds for steps a, b, c, d, e
 set -uo pipefail
 
@@ -28,6 +29,7 @@ benchN=${GPU_BENCH_N:-100}
 benchSteps=${GPU_BENCH_STEPS:-2}
 coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
 kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
+cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
 read -r limitA limitB limitC limitD limitE <<< "${GPU_LIMITS:-60 240 60 150 120}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
@@ -93,8 +95,9 @@ step "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitD" cavity3D-bench
     bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor"
 tail -n 25 "$OUT/cavity3D-bench.log"
 
-step "kernel benchmark 100^3 and 200^3" "$limitE" kernelBench.txt \
-    bash -c "'$kernelBench' 100 '$root/tests/data' && '$kernelBench' 200 '$root/tests/data'"
+step "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kernelBench.txt \
+    bash -c "'$kernelBench' 100 '$root/tests/data' && '$kernelBench' 200 '$root/tests/data' \
+             && '$cusparseBaseline' 100 1e-6 && '$cusparseBaseline' 200 1e-6"
 cat "$OUT/kernelBench.txt"
 
 {
