@@ -61,6 +61,7 @@ if [ "$executor" = cpu ]; then
 fi
 check - compareNative.sh "$tutorials/cavity3D" -n 20 -steps 5
 check "p=17092 Ux=1368 Uy=1354 Uz=1379" compareNative.sh "$tutorials/boxTurb16"
+check "p=24200 Ux=200 Uy=200" compareNative.sh "$tutorials/elbow"
 check "Ux=208 Uy=218 k=200 epsilon=200" compareNative.sh "$tutorials/pitzDaily"
 
 # Same inputs: checkNative solves every system with the native twin too (checkNative.sh). The

@@ -59,7 +59,7 @@ Foam::solverPerformance Foam::PCGGPU::solve
     (
         gpuLdu::KrylovMethod::PCG,
         "PCG",
-        wordList({"DIC", "FDIC", "diagonal", "none"}),
+        wordList({"DIC", "FDIC", "ILU0", "diagonal", "none"}),
         psi,
         source,
         cmpt
