@@ -309,8 +309,8 @@ struct GpuBackend
     }
 
     //- A level-scheduled sweep: all levels in one launch (persistentSweepKernel) of the
-    //  schedule's number of blocks (default: two per multiprocessor, measured best), or one
-    //  launch per level when the schedule asks for 0 blocks
+    //  schedule's number of blocks (default: see below), or one launch per level when the
+    //  schedule asks for 0 blocks
     template<class Schedule, class F>
     static void sweep(const Schedule& s, const F& f)
     {
@@ -325,7 +325,12 @@ struct GpuBackend
             return;
         }
         GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));
-        const int wanted = s.oneLaunchBlocks() > 0 ? s.oneLaunchBlocks() : 2*multiprocessors();
+        // default: about 4 levels' worth of chunks in flight, between one and two blocks per
+        // multiprocessor (measured best: 132 blocks at 27 chunks per level, 264 at 105)
+        const int sms = multiprocessors();
+        const int wanted = s.oneLaunchBlocks() > 0
+            ? s.oneLaunchBlocks()
+            : std::clamp(4*s.nChunks()/std::max(1, s.nLevels()), sms, 2*sms);
         const int blocks = std::min(
             {s.nChunks(), wanted, residentBlocks(persistentSweepKernel<chunk, F>, chunk)});
         persistentSweepKernel<chunk><<<blocks, chunk>>>(

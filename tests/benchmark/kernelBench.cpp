@@ -90,6 +90,8 @@ void laplacian(int n, double bandwidth)
     row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
     M.setOneLaunchBlocks(0);
     row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    M.setOneLaunchBlocks(-1);
+    row("DIC apply, one launch, default blocks", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     for (int blocks : {132, 264, 528})
     {
         M.setOneLaunchBlocks(blocks);
