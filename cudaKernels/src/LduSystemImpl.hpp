@@ -212,7 +212,6 @@ private:
 
     //- [diag | upper | lower] as uploaded, then permuted into A_.val
     Vector<double> ldu_;
-    bool symmetric_ = true;
     //- A^T's values (same pattern), gathered when a loop needs Tmul
     Vector<double> valT_;
 
@@ -363,9 +362,9 @@ public:
     {
         const auto start = std::chrono::steady_clock::now();
         const std::size_t nF = A_.nFaces;
-        symmetric_ = (lower == nullptr);
-        ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric_ ? 0 : nF}});
-        A_.permute(ptr(ldu_), symmetric_);
+        const bool symmetric = (lower == nullptr);
+        ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
+        A_.permute(ptr(ldu_), symmetric);
         valT_.clear();
         setMatrixSeconds_ = secondsSince(start);
     }
