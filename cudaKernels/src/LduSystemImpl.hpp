@@ -8,12 +8,17 @@
 
 #include "CsrMatrix.hpp"
 #include "Preconditioners.hpp"
+#include "SparseFormats.hpp"
 #include "VectorOps.hpp"
+
+#include <thrust/fill.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <map>
+#include <memory>
 #include <vector>
 
 namespace gpuLdu
@@ -215,6 +220,15 @@ private:
     //- A^T's values (same pattern), gathered when a loop needs Tmul
     Vector<double> valT_;
 
+    //- The format of A x and A^T x; the patterns converted so far; A's and A^T's values in
+    //  the format in use (A^T's gathered when a loop first needs them after an upload)
+    MatrixFormat format_ = MatrixFormat::csr;
+    std::map<MatrixFormat, std::unique_ptr<FormattedPattern<B>>> patterns_;
+    typename FormattedPattern<B>::Values formatted_;
+    typename FormattedPattern<B>::Values formattedT_;
+    bool hasMatrix_ = false;
+    bool formattedTValid_ = false;
+
     //- Seconds spent in the last setMatrix
     double setMatrixSeconds_ = 0;
 
@@ -245,10 +259,40 @@ private:
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
 
-    //- y = (A or A^T) x without interfaces
-    void spmv(double* y, const double* x, const Vector<double>& val)
+    //- y = (A or A^T) x without interfaces, in the format in use; val: CSR values
+    void spmv(double* y, const double* x, const Vector<double>& val, const typename FormattedPattern<B>::Values& formatted)
     {
-        forEach<B>(0, n(), detail::SpmvRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(val), x, y});
+        if (format_ == MatrixFormat::csr)
+        {
+            forEach<B>(0, n(), detail::SpmvRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(val), x, y});
+        }
+        else
+        {
+            patterns_.at(format_)->spmv(formatted, x, y);
+        }
+    }
+
+    //- The pattern of a format, converted from CSR on first use
+    const FormattedPattern<B>& pattern(MatrixFormat format)
+    {
+        auto& p = patterns_[format];
+        if (!p)
+        {
+            // each row's terms in OpenFOAM's order: diagonal first, then by ascending column
+            Vector<int> termCol(A_.nnz());
+            Vector<int> termSrc(A_.nnz());
+            forEach<B>(0, n(), detail::DiagonalFirstTerms{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(termCol), ptr(termSrc)});
+            try
+            {
+                p = std::make_unique<FormattedPattern<B>>(format, n(), A_.rowStart, termCol, termSrc);
+            }
+            catch (...)
+            {
+                patterns_.erase(format);
+                throw;
+            }
+        }
+        return *p;
     }
 
     //- y += interface part, through the coupling (host)
@@ -366,6 +410,12 @@ public:
         ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
         A_.permute(ptr(ldu_), symmetric);
         valT_.clear();
+        hasMatrix_ = true;
+        if (format_ != MatrixFormat::csr)
+        {
+            pattern(format_).fill(ptr(A_.val), formatted_);
+        }
+        formattedTValid_ = false;
         setMatrixSeconds_ = secondsSince(start);
     }
 
@@ -395,7 +445,7 @@ public:
     //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
     void amul(double* y, const double* x, const Coupling& coupling)
     {
-        spmv(y, x, A_.val);
+        spmv(y, x, A_.val, formatted_);
         addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProduct(xi, yi); });
     }
 
@@ -408,8 +458,72 @@ public:
             valT_.resize(A_.nnz());
             forEach<B>(0, A_.nnz(), detail::GatherValues{ptr(A_.transpose), ptr(A_.val), ptr(valT_)});
         }
-        spmv(y, x, valT_);
+        if (format_ != MatrixFormat::csr && !formattedTValid_)
+        {
+            pattern(format_).fill(ptr(valT_), formattedT_);
+            formattedTValid_ = true;
+        }
+        spmv(y, x, valT_, formattedT_);
         addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProductT(xi, yi); });
+    }
+
+    MatrixFormat setFormat(MatrixFormat format) override
+    {
+        if (format == MatrixFormat::automatic)
+        {
+            format = chooseFormat(rowLengthStats());
+        }
+        if (format != format_)
+        {
+            if (format != MatrixFormat::csr)
+            {
+                const FormattedPattern<B>& p = pattern(format);
+                if (hasMatrix_)
+                {
+                    p.fill(ptr(A_.val), formatted_);
+                }
+            }
+            format_ = format;
+            formattedTValid_ = false;
+            B::synchronize();
+        }
+        return format_;
+    }
+
+    RowLengthStats rowLengthStats() const override
+    {
+        return gpuLdu::rowLengthStats<B>(n(), A_.rowStart);
+    }
+
+    void multiply(const double* x, double* y) override
+    {
+        B::upload(work(0), x, n());
+        spmv(work(1), work(0), A_.val, formatted_);
+        B::download(y, work(1), n());
+    }
+
+    double timeMultiply(int repeats) override
+    {
+        double* x = work(0);
+        double* y = work(1);
+        thrust::fill(B::policy(), work_[0].begin(), work_[0].end(), 1.0);
+        std::vector<double> ms;
+        for (int r = 0; r <= std::max(repeats, 1); ++r)
+        {
+            const auto start = std::chrono::steady_clock::now();
+            spmv(y, x, A_.val, formatted_);
+            // the first run warms up and is not counted
+            if (r > 0)
+            {
+                ms.push_back(1e3*secondsSince(start));
+            }
+            else
+            {
+                B::synchronize();
+            }
+        }
+        std::sort(ms.begin(), ms.end());
+        return ms[ms.size()/2];
     }
 
     //- y = A^T x without interfaces, by atomics from A's values (no transposed copy; the

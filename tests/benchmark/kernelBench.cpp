@@ -120,7 +120,7 @@ void diluVersusIlu0(const std::string& dataDir)
     };
     for (const char* name : {"sherman5", "orsirr_1", "openfoam_elbow_Ux0"})
     {
-        cases.push_back({name, readMatrixMarket(dataDir + "/" + name + ".mtx.gz")});
+        cases.push_back({name, test::readMatrixMarket(dataDir + "/" + name + ".mtx.gz")});
     }
     for (const auto& item : cases)
     {

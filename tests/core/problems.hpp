@@ -6,16 +6,13 @@
 #define GPULDU_PROBLEMS_HPP
 
 #include "LduSystemImpl.hpp"
-
-#include <zlib.h>
+#include "gpuLdu/matrixMarket.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
 #include <random>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -147,85 +144,21 @@ inline LduProblem poisson3D(int nx, int ny, int nz, unsigned seed, double sign =
     return p;
 }
 
-//- Reads a Matrix Market file (coordinate real/integer, general or symmetric, gzip or plain)
-//  into LDU form. LDU storage has a symmetric pattern: an entry whose transpose is missing gets
-//  an explicit zero there.
+//- A Matrix Market file (gpuLdu::readMatrixMarket) as an LduProblem: lowerCoeffs empty when the
+//  values are symmetric.
 inline LduProblem readMatrixMarket(const std::string& path)
 {
-    gzFile in = gzopen(path.c_str(), "rb");
-    if (!in)
-    {
-        throw std::runtime_error("cannot open " + path);
-    }
-    std::string header;
-    char buf[4096];
-    bool symmetric = false;
-    int rows = 0;
-    int cols = 0;
-    long nnz = -1;
-    std::map<std::pair<int, int>, double> entries;
-    while (gzgets(in, buf, sizeof buf))
-    {
-        std::string line(buf);
-        if (line.rfind("%%MatrixMarket", 0) == 0)
-        {
-            symmetric = line.find("symmetric") != std::string::npos;
-            continue;
-        }
-        if (line.empty() || line[0] == '%' || line[0] == '\n')
-        {
-            continue;
-        }
-        std::istringstream ls(line);
-        if (nnz < 0)
-        {
-            ls >> rows >> cols >> nnz;
-            continue;
-        }
-        int i;
-        int j;
-        double v;
-        ls >> i >> j >> v;
-        entries[{i - 1, j - 1}] += v;
-        if (symmetric && i != j)
-        {
-            entries[{j - 1, i - 1}] += v;
-        }
-    }
-    gzclose(in);
+    LduMatrixData m = gpuLdu::readMatrixMarket(path);
     LduProblem p;
-    p.nCells = rows;
-    p.diag.assign(rows, 0.0);
-    // faces (lower, upper) -> (upper coefficient A[l][u], lower coefficient A[u][l])
-    std::map<std::pair<int, int>, std::pair<double, double>> faces;
-    for (const auto& [ij, v] : entries)
+    p.nCells = m.nCells;
+    p.lower = std::move(m.lower);
+    p.upper = std::move(m.upper);
+    p.diag = std::move(m.diag);
+    if (!m.symmetric())
     {
-        const auto [i, j] = ij;
-        if (i == j)
-        {
-            p.diag[i] = v;
-        }
-        else if (i < j)
-        {
-            faces[{i, j}].first = v;
-        }
-        else
-        {
-            faces[{j, i}].second = v;
-        }
+        p.lowerCoeffs = std::move(m.lowerCoeffs);
     }
-    std::vector<double> lowerCoeffs;
-    for (const auto& [lu, coeffs] : faces)
-    {
-        p.lower.push_back(lu.first);
-        p.upper.push_back(lu.second);
-        p.upperCoeffs.push_back(coeffs.first);
-        lowerCoeffs.push_back(coeffs.second);
-    }
-    if (lowerCoeffs != p.upperCoeffs)
-    {
-        p.lowerCoeffs = lowerCoeffs;
-    }
+    p.upperCoeffs = std::move(m.upperCoeffs);
     return p;
 }
 

@@ -5,7 +5,9 @@
 #   bash tests/gpu/run.sh
 # Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
 # tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
-# kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3. Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
+# kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3, (f)
+# tests/integration/driver.sh (gpuLduSolve on tests/data). Logs go to $OUT (or .gpu/out); a
+# pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit so that the whole
 # stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
@@ -17,7 +19,8 @@
 #   GPU_OF_RUNTIME     .gpu/openfoam-runtime.tar.xz   ("none": use the OpenFOAM already here)
 #   GPU_KERNEL_BENCH   .gpu/platforms/bin/gpuLduBenchCuda
 #   GPU_CUSPARSE_BASELINE .gpu/platforms/bin/gpuLduCusparseBaseline
-#   GPU_LIMITS         "60 240 60 150 120"  seconds for steps a, b, c, d, e
+#   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
+#   GPU_LIMITS         "60 240 60 150 120 60"  seconds for steps a, b, c, d, e, f
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -30,8 +33,9 @@ benchSteps=${GPU_BENCH_STEPS:-2}
 coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
 kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
+solveDriver=${GPU_SOLVE:-$root/.gpu/platforms/bin/gpuLduSolve}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE <<< "${GPU_LIMITS:-60 240 60 150 120}"
+read -r limitA limitB limitC limitD limitE limitF <<< "${GPU_LIMITS:-60 240 60 150 120 60}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -99,6 +103,10 @@ step "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kernelB
     bash -c "'$kernelBench' 100 '$root/tests/data' && '$kernelBench' 200 '$root/tests/data' \
              && '$cusparseBaseline' 100 1e-6 && '$cusparseBaseline' 200 1e-6"
 cat "$OUT/kernelBench.txt"
+
+step "gpuLduSolve driver ($executor)" "${limitF:-60}" "driver-$executor.log" \
+    env GPULDU_SOLVE="$solveDriver" bash tests/integration/driver.sh "$executor"
+grep -E '^FAIL|passed' "$OUT/driver-$executor.log" | cut -c1-300 | tail -n 12
 
 {
     echo

@@ -3,7 +3,7 @@
 # The user-facing options of the GPU solvers on the icoFoam cavity: the dictionary form of the
 # preconditioner entry, and the errors for bad input (unknown preconditioner, unknown executor,
 # executor gpu without a usable GPU, PCGGPU on an asymmetric matrix, a residual that becomes
-# NaN). U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
+# NaN, an unknown matrixFormat) and the log line of matrixFormat auto. U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
 # follows p's. Usage: solverOptions.sh
 # Prints "<P> passed, <F> failed" last; exit 1 if any failed.
 set -uo pipefail
@@ -91,6 +91,16 @@ runCavity overflow 's/executor .*gpu;/executor cpu;/' 's/uniform (1 0 0)/uniform
 unset FOAM_SIGFPE
 expect "a non-finite residual is a FatalError naming the field and the iteration" \
     eval 'test $status -ne 0 && logHas "FOAM FATAL ERROR" && logHas "Solving for Ux with DILUPBiCGStabGPU: the residual became" && logHas "at iteration 1"'
+
+# 7. matrixFormat auto: the format in use is logged once per field, not every solve
+runCavity formatAuto 's/executor .*gpu;/executor cpu;/; s/^\(\s*solver .*GPU;\)/\1 matrixFormat auto;/'
+expect "matrixFormat auto is logged once per field and keeps the native 1365 iterations" \
+    eval 'test "$status-$(pIterations)" = "0-1365" && test "$(grep -c "matrixFormat auto for p: " "$log")" = 1 && test "$(grep -c "matrixFormat auto for Ux: " "$log")" = 1'
+
+# 8. an unknown matrixFormat stops with the list of valid ones
+runCavity badFormat 's/executor .*gpu;/executor cpu;/; s/^\(\s*solver .*PCGGPU;\)/\1 matrixFormat coo;/'
+expect "unknown matrixFormat is a FatalIOError naming it and the valid ones" \
+    eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "Unknown matrixFormat coo" && grep -A8 "Valid matrixFormats" "$log" | grep -q blockedEll'
 
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"

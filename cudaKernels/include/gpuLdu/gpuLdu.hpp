@@ -48,6 +48,51 @@ enum class KrylovMethod
     PBiCGStab
 };
 
+//- How A is stored for the products A x and A^T x (the preconditioners always work on CSR).
+//  The format changes speed, never results: every format sums a row's terms in OpenFOAM's
+//  order (diagonal, then the off-diagonals by ascending column).
+//    csr         one thread per row over the row's entries
+//    ell         ELLPACK: every row padded to the longest, stored column-major
+//    blockedEll  ELLPACK per group of 32 rows (one warp), padded to the group's longest row
+//    hyb         ELLPACK of width K (Bell and Garland's choice) + the rest as row-sorted COO
+//    hec         ELLPACK of width K (the largest K whose ELLPACK part is more than half
+//                non-zero) + the rest as CSR
+//    automatic   chosen from the row-length statistics by chooseFormat ("auto")
+enum class MatrixFormat
+{
+    csr,
+    ell,
+    blockedEll,
+    hyb,
+    hec,
+    automatic
+};
+
+//- The keyword of a format: csr, ell, blockedEll, hyb, hec, auto
+std::string formatName(MatrixFormat format);
+
+//- The format of a keyword; throws Error naming the valid keywords.
+MatrixFormat formatFromName(const std::string& name);
+
+//- Row-length statistics of a pattern: what the automatic choice looks at.
+struct RowLengthStats
+{
+    int nRows = 0;
+    long nnz = 0;
+    int minLength = 0;
+    int maxLength = 0;
+    //- Rows longer than the mean by more than half of it
+    int nLongRows = 0;
+
+    double meanLength() const
+    {
+        return nRows > 0 ? double(nnz)/nRows : 0.0;
+    }
+};
+
+//- The rule behind matrixFormat auto (derived from the measurements in docs/performance.md).
+MatrixFormat chooseFormat(const RowLengthStats& stats);
+
 //- OpenFOAM's lduAddressing, borrowed: lower[f] < upper[f], faces in upper-triangular order
 //  (sorted by lower, then upper), as every OpenFOAM mesh guarantees.
 struct LduAddressingView
@@ -138,6 +183,22 @@ public:
         const std::vector<int>& cells,
         const std::vector<double>& sumACorrection
     ) = 0;
+
+    //- Use this format for A x and A^T x from now on; automatic resolves through chooseFormat.
+    //  A format is converted from CSR on first use (on the backend) and then kept; returns the
+    //  format in use. The device has finished the conversion when it returns.
+    virtual MatrixFormat setFormat(MatrixFormat format) = 0;
+
+    //- The row lengths of the CSR pattern (diagonal included)
+    virtual RowLengthStats rowLengthStats() const = 0;
+
+    //- y = A x on host arrays of nCells() values, through the format in use, with the values
+    //  of the last setMatrix; interfaces are not included.
+    virtual void multiply(const double* x, double* y) = 0;
+
+    //- Milliseconds per A x (no interfaces) with the format in use, on vectors already on the
+    //  backend: the median of repeats runs, each timed with the device synchronised.
+    virtual double timeMultiply(int repeats) = 0;
 
     //- Solve A psi = source with the exact loop of OpenFOAM's PCG, PBiCG or PBiCGStab: psi is
     //  the initial guess on entry and the solution on exit.

@@ -37,6 +37,7 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
     {
         systems_[0].reset();
         systems_[1].reset();
+        formats_.clear();
         addr_ = &addr;
     }
 
@@ -59,4 +60,25 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
         }
     }
     return *sys;
+}
+
+
+bool Foam::gpuLduCache::noteFormat
+(
+    const word& fieldName,
+    gpuLdu::Executor executor,
+    gpuLdu::MatrixFormat format
+)
+{
+    const word key =
+        fieldName + (executor == gpuLdu::Executor::gpu ? " gpu" : " cpu");
+    const word name = gpuLdu::formatName(format);
+
+    auto iter = formats_.find(key);
+    if (iter.found() && *iter == name)
+    {
+        return false;
+    }
+    formats_.set(key, name);
+    return true;
 }

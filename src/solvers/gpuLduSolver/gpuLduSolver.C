@@ -69,7 +69,56 @@ gpuLdu::LduSystem& Foam::gpuLduSolver::system() const
     gpuLduCache& cache =
         const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
 
-    return cache.system(executor(), matrix_.lduAddr());
+    const gpuLdu::Executor exec = executor();
+    const gpuLdu::MatrixFormat asked = matrixFormat();
+    gpuLdu::LduSystem& sys = cache.system(exec, matrix_.lduAddr());
+    const gpuLdu::MatrixFormat used = sys.setFormat(asked);
+
+    if (cache.noteFormat(fieldName_, exec, used))
+    {
+        const gpuLdu::RowLengthStats s = sys.rowLengthStats();
+        Info<< type() << ": matrixFormat " << gpuLdu::formatName(asked).c_str()
+            << " for " << fieldName_ << ": "
+            << gpuLdu::formatName(used).c_str() << " (" << s.nRows
+            << " rows of " << s.minLength << " to " << s.maxLength
+            << " non-zeros, mean " << s.meanLength() << ")" << endl;
+    }
+    return sys;
+}
+
+
+gpuLdu::MatrixFormat Foam::gpuLduSolver::matrixFormat() const
+{
+    const word name = controlDict_.lookupOrDefault<word>("matrixFormat", "auto");
+    try
+    {
+        return gpuLdu::formatFromName(name);
+    }
+    catch (const gpuLdu::Error&)
+    {
+        wordList valid;
+        for
+        (
+            const gpuLdu::MatrixFormat f
+          : {
+                gpuLdu::MatrixFormat::csr,
+                gpuLdu::MatrixFormat::ell,
+                gpuLdu::MatrixFormat::blockedEll,
+                gpuLdu::MatrixFormat::hyb,
+                gpuLdu::MatrixFormat::hec,
+                gpuLdu::MatrixFormat::automatic
+            }
+        )
+        {
+            valid.append(word(gpuLdu::formatName(f)));
+        }
+        FatalIOErrorInFunction(controlDict_)
+            << "Unknown matrixFormat " << name << " for field " << fieldName_
+            << " (solver " << type() << ")" << nl << nl
+            << "Valid matrixFormats :" << nl << valid
+            << exit(FatalIOError);
+    }
+    return gpuLdu::MatrixFormat::automatic;
 }
 
 

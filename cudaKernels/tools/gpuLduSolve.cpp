@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gpuLduSolve: one Matrix Market matrix through the core, outside OpenFOAM. Reads the matrix,
+// stores it in the chosen format on the chosen executor, optionally times A x and checks it
+// against the host product, then solves A x = b for b = A*1 (so the exact x is 1) from x = 0 with
+// one of OpenFOAM's Krylov loops, and prints one fact per line. Exit status 1 on any error.
+
+#include "gpuLdu/gpuLdu.hpp"
+#include "gpuLdu/matrixMarket.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace gpuLdu;
+
+namespace
+{
+
+const char* const usage =
+R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
+  -executor cpu|gpu        where to run (default gpu if a GPU is usable, else cpu)
+  -format csr|ell|blockedEll|hyb|hec|auto
+                           storage of A for A x (default auto)
+  -spmv                    also time A x (median of -repeat runs) and check it on the host
+  -repeat N                runs of the A x timing (default 20)
+  -solver PCG|PBiCG|PBiCGStab
+                           default PCG for a symmetric matrix, else PBiCGStab
+  -preconditioner none|diagonal|DIC|DILU|ILU0
+                           default DIC for a symmetric matrix, else DILU
+  -tolerance T             absolute tolerance (default 1e-8)
+  -relTol R                relative tolerance (default 0)
+  -maxIter N               default 1000
+  -minIter N               default 0
+  -help                    this text
+Solves A x = A*1 from x = 0; the exact solution is 1.
+)";
+
+//- The largest difference between A x on the backend and on the host, relative to the largest
+//  row sum of |A|, that the -spmv check accepts
+const double spmvCheckLimit = 1e-12;
+
+template<class T>
+using Words = std::vector<std::pair<std::string, T>>;
+
+const Words<Executor> executorWords = {{"cpu", Executor::cpu}, {"gpu", Executor::gpu}};
+
+const Words<KrylovMethod> solverWords =
+{
+    {"PCG", KrylovMethod::PCG},
+    {"PBiCG", KrylovMethod::PBiCG},
+    {"PBiCGStab", KrylovMethod::PBiCGStab}
+};
+
+const Words<Preconditioner> preconditionerWords =
+{
+    {"none", Preconditioner::none},
+    {"diagonal", Preconditioner::diagonal},
+    {"DIC", Preconditioner::DIC},
+    {"DILU", Preconditioner::DILU},
+    {"ILU0", Preconditioner::ILU0}
+};
+
+//- The words of a table, space-separated
+template<class T>
+std::string wordList(const Words<T>& words)
+{
+    std::string list;
+    for (const auto& entry : words)
+    {
+        list += (list.empty() ? "" : " ") + entry.first;
+    }
+    return list;
+}
+
+//- The value of a word; Error naming the valid words otherwise
+template<class T>
+T fromWord(const std::string& what, const std::string& word, const Words<T>& words)
+{
+    for (const auto& [name, value] : words)
+    {
+        if (name == word)
+        {
+            return value;
+        }
+    }
+    throw Error("Unknown " + what + " " + word + "; valid " + what + "s are : " + wordList(words));
+}
+
+//- The word of a value; empty if the table does not have it
+template<class T>
+std::string wordOf(T value, const Words<T>& words)
+{
+    for (const auto& [name, v] : words)
+    {
+        if (v == value)
+        {
+            return name;
+        }
+    }
+    return "";
+}
+
+//- The preconditioners a solver accepts on a symmetric or an asymmetric matrix: the tables of
+//  PCGGPU, PBiCGGPU and PBiCGStabGPU (src/solvers), which follow OpenFOAM's (FDIC aside). PCG
+//  has no asymmetric table and PBiCG no symmetric one: empty.
+Words<Preconditioner> validPreconditioners(KrylovMethod method, bool symmetric)
+{
+    if ((method == KrylovMethod::PCG && !symmetric) || (method == KrylovMethod::PBiCG && symmetric))
+    {
+        return {};
+    }
+    // all but DILU on a symmetric matrix, all but DIC on an asymmetric one
+    const Preconditioner other = symmetric ? Preconditioner::DILU : Preconditioner::DIC;
+    Words<Preconditioner> valid;
+    for (const auto& entry : preconditionerWords)
+    {
+        if (entry.second != other)
+        {
+            valid.push_back(entry);
+        }
+    }
+    return valid;
+}
+
+//- The command line
+struct Options
+{
+    std::string file;
+    bool help = false;
+    std::optional<Executor> executor;
+    MatrixFormat format = MatrixFormat::automatic;
+    bool spmv = false;
+    int repeat = 20;
+    std::optional<KrylovMethod> solver;
+    std::optional<Preconditioner> preconditioner;
+    SolverControls controls;
+};
+
+int toInt(const std::string& option, const std::string& text)
+{
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno != 0 || value < INT_MIN || value > INT_MAX)
+    {
+        throw Error("bad number '" + text + "' for " + option + ": expected an integer");
+    }
+    return int(value);
+}
+
+double toDouble(const std::string& option, const std::string& text)
+{
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value))
+    {
+        throw Error("bad number '" + text + "' for " + option);
+    }
+    return value;
+}
+
+Options parseOptions(int argc, char* argv[])
+{
+    Options o;
+    o.controls.tolerance = 1e-8;
+    o.controls.relTol = 0;
+    o.controls.maxIter = 1000;
+    o.controls.minIter = 0;
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        const auto value = [&]()
+        {
+            if (i + 1 == argc)
+            {
+                throw Error("missing value for " + arg);
+            }
+            return std::string(argv[++i]);
+        };
+        if (arg == "-help" || arg == "--help")
+        {
+            o.help = true;
+        }
+        else if (arg == "-executor")
+        {
+            o.executor = fromWord("executor", value(), executorWords);
+        }
+        else if (arg == "-format")
+        {
+            o.format = formatFromName(value());
+        }
+        else if (arg == "-spmv")
+        {
+            o.spmv = true;
+        }
+        else if (arg == "-repeat")
+        {
+            o.repeat = toInt(arg, value());
+        }
+        else if (arg == "-solver")
+        {
+            o.solver = fromWord("solver", value(), solverWords);
+        }
+        else if (arg == "-preconditioner")
+        {
+            o.preconditioner = fromWord("preconditioner", value(), preconditionerWords);
+        }
+        else if (arg == "-tolerance")
+        {
+            o.controls.tolerance = toDouble(arg, value());
+        }
+        else if (arg == "-relTol")
+        {
+            o.controls.relTol = toDouble(arg, value());
+        }
+        else if (arg == "-maxIter")
+        {
+            o.controls.maxIter = toInt(arg, value());
+        }
+        else if (arg == "-minIter")
+        {
+            o.controls.minIter = toInt(arg, value());
+        }
+        else if (arg.size() > 1 && arg[0] == '-')
+        {
+            throw Error("unknown option " + arg);
+        }
+        else if (o.file.empty())
+        {
+            o.file = arg;
+        }
+        else
+        {
+            throw Error("more than one matrix file: " + o.file + " and " + arg);
+        }
+    }
+    if (o.help)
+    {
+        return o;
+    }
+    if (o.file.empty())
+    {
+        throw Error("no matrix file given");
+    }
+    if (o.repeat < 1)
+    {
+        throw Error("-repeat must be at least 1, not " + std::to_string(o.repeat));
+    }
+    if (o.controls.maxIter < 0 || o.controls.minIter < 0)
+    {
+        throw Error("-maxIter and -minIter must not be negative");
+    }
+    if (o.controls.tolerance < 0 || o.controls.relTol < 0)
+    {
+        throw Error("-tolerance and -relTol must not be negative");
+    }
+    return o;
+}
+
+//- y = op(A) x from the LDU arrays, in OpenFOAM's Amul order (diagonal, then the faces);
+//  op is applied to each coefficient.
+template<class Op>
+std::vector<double> hostProduct(const LduMatrixData& m, const std::vector<double>& x, Op op)
+{
+    std::vector<double> y(m.nCells);
+    for (int c = 0; c < m.nCells; ++c)
+    {
+        y[c] = op(m.diag[c])*x[c];
+    }
+    for (std::size_t f = 0; f < m.lower.size(); ++f)
+    {
+        y[m.upper[f]] += op(m.lowerCoeffs[f])*x[m.lower[f]];
+        y[m.lower[f]] += op(m.upperCoeffs[f])*x[m.upper[f]];
+    }
+    return y;
+}
+
+double norm2(const std::vector<double>& v)
+{
+    double s = 0;
+    for (double a : v)
+    {
+        s += a*a;
+    }
+    return std::sqrt(s);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+const char* yesNo(bool b)
+{
+    return b ? "yes" : "no";
+}
+
+//- -spmv: the time of A x, and A 1 on the backend checked against b = A 1 on the host
+void timeAndCheckMultiply(
+    LduSystem& sys,
+    const LduMatrixData& m,
+    const std::vector<double>& b,
+    const RowLengthStats& stats,
+    MatrixFormat inUse,
+    int repeat
+)
+{
+    const double ms = sys.timeMultiply(repeat);
+    // bytes moved at least once: values and column indices, x and y
+    const double bytes = stats.nnz*(8.0 + 4) + stats.nRows*(8.0 + 8);
+    std::printf("%-16s %.4g ms (median of %d), %.3g GB/s counting %.0f bytes\n",
+                "A x", ms, repeat, bytes/(ms*1e-3)/1e9, bytes);
+
+    const std::vector<double> ones(m.nCells, 1.0);
+    const std::vector<double> rowSums = hostProduct(m, ones, [](double a) { return std::abs(a); });
+    std::vector<double> y(m.nCells);
+    sys.multiply(ones.data(), y.data());
+    double difference = 0;
+    for (int i = 0; i < m.nCells; ++i)
+    {
+        difference = std::max(difference, std::abs(y[i] - b[i]));
+    }
+    const double scale = *std::max_element(rowSums.begin(), rowSums.end());
+    const double relative = scale > 0 ? difference/scale : difference;
+    const bool ok = relative <= spmvCheckLimit;
+    std::printf("%-16s max |A 1 - host A 1| / max row sum of |A| = %.3g (limit %g): %s\n",
+                "A x check", relative, spmvCheckLimit, ok ? "ok" : "FAILED");
+    if (!ok)
+    {
+        throw Error("A x in format " + formatName(inUse) + " differs from the host product");
+    }
+}
+
+void run(const Options& o)
+{
+    const LduMatrixData m = readMatrixMarket(o.file);
+    const bool symmetric = m.symmetric();
+    const KrylovMethod method =
+        o.solver.value_or(symmetric ? KrylovMethod::PCG : KrylovMethod::PBiCGStab);
+    const Preconditioner preconditioner =
+        o.preconditioner.value_or(symmetric ? Preconditioner::DIC : Preconditioner::DILU);
+    const std::string solverName = wordOf(method, solverWords);
+    const std::string preconditionerName = wordOf(preconditioner, preconditionerWords);
+    const std::string matrixKind = symmetric ? "symmetric" : "asymmetric";
+
+    // OpenFOAM's run-time tables: which solver and preconditioner take this matrix
+    const Words<Preconditioner> valid = validPreconditioners(method, symmetric);
+    if (valid.empty())
+    {
+        throw Error("solver " + solverName + " is not available for the " + matrixKind + " matrix "
+                  + o.file + " (as in OpenFOAM); use "
+                  + (symmetric ? "PCG or PBiCGStab" : "PBiCGStab or PBiCG"));
+    }
+    if (wordOf(preconditioner, valid).empty())
+    {
+        throw Error("preconditioner " + preconditionerName + " is not available for the " + matrixKind
+                  + " matrix " + o.file + " (as in OpenFOAM); valid preconditioners of "
+                  + solverName + " for it are : " + wordList(valid));
+    }
+
+    const std::string gpuReason = gpuUnavailableReason();
+    const Executor executor = o.executor.value_or(gpuReason.empty() ? Executor::gpu : Executor::cpu);
+
+    const std::unique_ptr<LduSystem> sys = makeLduSystem(executor, m.addressing());
+    const RowLengthStats stats = sys->rowLengthStats();
+    std::printf("%-16s %s\n", "matrix", o.file.c_str());
+    std::printf("%-16s %d\n", "rows", stats.nRows);
+    std::printf("%-16s %ld (stored, the pattern made symmetric)\n", "non-zeros", stats.nnz);
+    std::printf("%-16s %s\n", "symmetric", yesNo(symmetric));
+    std::printf("%-16s min %d, mean %.3g, max %d\n", "row lengths", stats.minLength,
+                stats.meanLength(), stats.maxLength);
+    if (o.executor)
+    {
+        std::printf("%-16s %s\n", "executor", wordOf(executor, executorWords).c_str());
+    }
+    else
+    {
+        std::printf("%-16s %s (default%s%s)\n", "executor", wordOf(executor, executorWords).c_str(),
+                    gpuReason.empty() ? "" : "; no usable GPU: ", gpuReason.c_str());
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    sys->setMatrix(m.diag.data(), m.upperCoeffs.data(), symmetric ? nullptr : m.lowerCoeffs.data());
+    const MatrixFormat inUse = sys->setFormat(o.format);
+    const double convertSeconds = secondsSince(start);
+    std::printf("%-16s %s\n", "format asked", formatName(o.format).c_str());
+    std::printf("%-16s %s\n", "format in use", formatName(inUse).c_str());
+    std::printf("%-16s %.4g ms (setMatrix + setFormat)\n", "conversion", 1e3*convertSeconds);
+
+    // the source: b = A 1, so that the exact solution is 1
+    const std::vector<double> ones(m.nCells, 1.0);
+    const std::vector<double> b = hostProduct(m, ones, [](double a) { return a; });
+    if (o.spmv)
+    {
+        timeAndCheckMultiply(*sys, m, b, stats, inUse, o.repeat);
+    }
+
+    std::vector<double> x(m.nCells, 0.0);
+    const SolveResult r = sys->solve(method, x.data(), b.data(), o.controls, preconditioner, Coupling());
+    std::printf("%s%s:  Solving for x, Initial residual = %g, Final residual = %g, No Iterations %d\n",
+                preconditionerName.c_str(), solverName.c_str(), r.initialResidual, r.finalResidual,
+                r.nIterations);
+    if (r.nonFinite)
+    {
+        throw Error("the residual became " + std::to_string(r.finalResidual) + " at iteration "
+                  + std::to_string(r.nIterations));
+    }
+    std::printf("%-16s %s%s\n", "converged", yesNo(r.converged), r.singular ? " (singular)" : "");
+    std::printf("%-16s %.4g ms\n", "upload", 1e3*r.uploadSeconds);
+    std::printf("%-16s %.4g ms\n", "precond. set-up", 1e3*r.setupSeconds);
+    std::printf("%-16s %.4g ms (%.4g ms per iteration)\n", "iterations", 1e3*r.iterateSeconds,
+                1e3*r.iterateSeconds/std::max(1, r.nIterations));
+
+    std::vector<double> residual(m.nCells);
+    sys->multiply(x.data(), residual.data());
+    double error = 0;
+    for (int i = 0; i < m.nCells; ++i)
+    {
+        residual[i] = b[i] - residual[i];
+        error = std::max(error, std::abs(x[i] - 1));
+    }
+    const double bNorm = norm2(b);
+    if (bNorm > 0)
+    {
+        std::printf("%-16s %.3g (||b - A x||_2/||b||_2)\n", "true residual", norm2(residual)/bNorm);
+    }
+    else
+    {
+        std::printf("%-16s %.3g (||b - A x||_2; b = 0)\n", "true residual", norm2(residual));
+    }
+    std::printf("%-16s %.3g\n", "max |x - 1|", error);
+}
+
+} // namespace
+
+
+int main(int argc, char* argv[])
+{
+    Options options;
+    try
+    {
+        options = parseOptions(argc, argv);
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "gpuLduSolve: %s\n\n%s", e.what(), usage);
+        return 1;
+    }
+    if (options.help)
+    {
+        std::printf("%s", usage);
+        return 0;
+    }
+    try
+    {
+        run(options);
+    }
+    catch (const Error& e)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr, "gpuLduSolve: %s\n", e.what());
+        return 1;
+    }
+    catch (const std::exception& e)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr, "gpuLduSolve: unexpected error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

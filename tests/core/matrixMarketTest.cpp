@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Matrix Market reader: small files written here (plain and gzip), every malformed case with
+// its "file:line:" message, and every matrix of tests/data against an independent scan.
+
+#include "problems.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <utility>
+
+namespace gpuLdu::test
+{
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class MatrixMarket : public ::testing::Test
+{
+protected:
+    fs::path dir_;
+
+    void SetUp() override
+    {
+        std::string pattern = (fs::temp_directory_path()/"matrixMarketTest.XXXXXX").string();
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+    }
+
+    void TearDown() override
+    {
+        fs::remove_all(dir_);
+    }
+
+    //- Write a plain file in the temporary folder; returns its path
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        const std::string path = (dir_/name).string();
+        std::ofstream(path) << text;
+        return path;
+    }
+
+    //- Write a gzip file in the temporary folder; returns its path
+    std::string writeGzip(const std::string& name, const std::string& text) const
+    {
+        const std::string path = (dir_/name).string();
+        gzFile out = gzopen(path.c_str(), "wb");
+        EXPECT_NE(out, nullptr);
+        EXPECT_EQ(gzwrite(out, text.data(), unsigned(text.size())), int(text.size()));
+        gzclose(out);
+        return path;
+    }
+
+    //- The message of the Error that reading text throws (empty and a failure if none)
+    std::string errorOf(const std::string& text) const
+    {
+        const std::string path = write("bad.mtx", text);
+        try
+        {
+            gpuLdu::readMatrixMarket(path);
+        }
+        catch (const Error& e)
+        {
+            return e.what();
+        }
+        ADD_FAILURE() << "no error for:\n" << text;
+        return "";
+    }
+
+    //- Reading text fails at line with a message containing phrase
+    void expectError(const std::string& text, int line, const std::string& phrase) const
+    {
+        const std::string message = errorOf(text);
+        EXPECT_THAT(message, HasSubstr((dir_/"bad.mtx").string() + ":" + std::to_string(line) + ": "));
+        EXPECT_THAT(message, HasSubstr(phrase));
+    }
+};
+
+const std::string generalBanner = "%%MatrixMarket matrix coordinate real general\n";
+const std::string symmetricBanner = "%%MatrixMarket matrix coordinate real symmetric\n";
+
+TEST_F(MatrixMarket, ReadsGeneralFileIntoSortedFacesWithExplicitZeros)
+{
+    // A = [4 -1 0; 0 5 -2; -3 0 6], entries out of order, comments, a blank line, CRLF ends,
+    // a case-insensitive banner
+    const LduMatrixData m = gpuLdu::readMatrixMarket(write("a.mtx",
+        "%%MatrixMarket Matrix Coordinate Real General\r\n"
+        "% a comment\r\n"
+        "\r\n"
+        "  3 3 6\r\n"
+        "3 1 -3.0\r\n"
+        "1 1 4\r\n"
+        "% a comment between entries\r\n"
+        "2 3 -2e0\r\n"
+        "1 2 -1.0\r\n"
+        "2 2 5\r\n"
+        "3 3 6.0\r\n"));
+    EXPECT_EQ(m.nCells, 3);
+    EXPECT_EQ(m.nFileEntries, 6);
+    EXPECT_FALSE(m.symmetricFile);
+    EXPECT_FALSE(m.symmetric());
+    EXPECT_EQ(m.diag, std::vector<double>({4, 5, 6}));
+    EXPECT_EQ(m.lower, std::vector<int>({0, 0, 1}));
+    EXPECT_EQ(m.upper, std::vector<int>({1, 2, 2}));
+    EXPECT_EQ(m.upperCoeffs, std::vector<double>({-1, 0, -2}));
+    EXPECT_EQ(m.lowerCoeffs, std::vector<double>({0, -3, 0}));
+    const LduAddressingView addr = m.addressing();
+    EXPECT_EQ(addr.nCells, 3);
+    EXPECT_EQ(addr.nFaces, 3);
+    EXPECT_EQ(addr.lower, m.lower.data());
+    EXPECT_EQ(addr.upper, m.upper.data());
+}
+
+TEST_F(MatrixMarket, ReadsSymmetricFileWithIntegerValues)
+{
+    const LduMatrixData m = gpuLdu::readMatrixMarket(write("s.mtx",
+        "%%MatrixMarket matrix coordinate integer symmetric\n"
+        "% lower triangle only\n"
+        "4 4 6\n"
+        "1 1 2\n"
+        "2 1 -1\n"
+        "2 2 3\n"
+        "4 2 -7\n"
+        "3 3 +4\n"
+        "4 4 5\n"));
+    EXPECT_EQ(m.nCells, 4);
+    EXPECT_TRUE(m.symmetricFile);
+    EXPECT_TRUE(m.symmetric());
+    EXPECT_EQ(m.diag, std::vector<double>({2, 3, 4, 5}));
+    EXPECT_EQ(m.lower, std::vector<int>({0, 1}));
+    EXPECT_EQ(m.upper, std::vector<int>({1, 3}));
+    EXPECT_EQ(m.upperCoeffs, std::vector<double>({-1, -7}));
+    EXPECT_EQ(m.lowerCoeffs, m.upperCoeffs);
+}
+
+TEST_F(MatrixMarket, SumsDuplicates)
+{
+    const LduMatrixData m = gpuLdu::readMatrixMarket(write("d.mtx", generalBanner +
+        "2 2 6\n"
+        "1 1 1.5\n"
+        "2 1 0.25\n"
+        "1 1 2.5\n"
+        "2 1 0.5\n"
+        "1 2 -1\n"
+        "2 2 3\n"));
+    EXPECT_EQ(m.nFileEntries, 6);
+    EXPECT_EQ(m.diag, std::vector<double>({4, 3}));
+    EXPECT_EQ(m.upperCoeffs, std::vector<double>({-1}));
+    EXPECT_EQ(m.lowerCoeffs, std::vector<double>({0.75}));
+}
+
+TEST_F(MatrixMarket, ReadsGzipLikePlain)
+{
+    const std::string text = symmetricBanner + "3 3 4\n1 1 2\n2 1 -1\n3 2 -1\n3 3 2\n";
+    const LduMatrixData plain = gpuLdu::readMatrixMarket(write("p.mtx", text));
+    const LduMatrixData gz = gpuLdu::readMatrixMarket(writeGzip("p.mtx.gz", text));
+    EXPECT_EQ(gz.nCells, 3);
+    EXPECT_EQ(gz.diag, plain.diag);
+    EXPECT_EQ(gz.lower, plain.lower);
+    EXPECT_EQ(gz.upper, plain.upper);
+    EXPECT_EQ(gz.upperCoeffs, std::vector<double>({-1, -1}));
+    EXPECT_EQ(gz.lowerCoeffs, plain.lowerCoeffs);
+}
+
+TEST_F(MatrixMarket, ProblemOfSymmetricMatrixHasNoLowerCoeffs)
+{
+    const LduProblem s = readMatrixMarket(write("s.mtx", symmetricBanner + "2 2 3\n1 1 2\n2 1 -1\n2 2 2\n"));
+    EXPECT_TRUE(s.symmetric());
+    EXPECT_EQ(s.upperCoeffs, std::vector<double>({-1}));
+    const LduProblem a = readMatrixMarket(write("a.mtx", generalBanner + "2 2 3\n1 1 2\n2 1 -1\n2 2 2\n"));
+    EXPECT_FALSE(a.symmetric());
+    EXPECT_EQ(a.lowerCoeffs, std::vector<double>({-1}));
+}
+
+TEST_F(MatrixMarket, CannotOpen)
+{
+    const std::string path = (dir_/"missing.mtx").string();
+    try
+    {
+        gpuLdu::readMatrixMarket(path);
+        ADD_FAILURE() << "no error";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_EQ(std::string(e.what()), path + ": cannot open");
+    }
+}
+
+TEST_F(MatrixMarket, BadBannerOrKind)
+{
+    expectError("", 1, "missing banner");
+    expectError("3 3 1\n1 1 1\n", 1, "missing banner");
+    expectError("%%MatrixMarket matrix coordinate real\n3 3 1\n1 1 1\n", 1, "bad banner");
+    expectError("%%MatrixMarket vector coordinate real general\n", 1, "unsupported object 'vector'");
+    expectError("%%MatrixMarket matrix array real general\n", 1, "unsupported format 'array'");
+    expectError("%%MatrixMarket matrix coordinate pattern general\n", 1, "unsupported field 'pattern'");
+    expectError("%%MatrixMarket matrix coordinate complex general\n", 1, "unsupported field 'complex'");
+    expectError("%%MatrixMarket matrix coordinate real skew-symmetric\n", 1,
+                "unsupported symmetry 'skew-symmetric'");
+    expectError("%%MatrixMarket matrix coordinate real hermitian\n", 1, "unsupported symmetry 'hermitian'");
+}
+
+TEST_F(MatrixMarket, BadSizeLine)
+{
+    expectError(generalBanner + "% only comments\n", 3, "end of file before the size line");
+    expectError(generalBanner + "% comment\n3 3\n", 3, "bad size line '3 3'");
+    expectError(generalBanner + "3 x 1\n", 2, "bad size line");
+    expectError(generalBanner + "3 3 1 7\n", 2, "bad size line");
+    expectError(generalBanner + "0 0 0\n", 2, "bad size line");
+    expectError(generalBanner + "3 3 -1\n", 2, "bad size line");
+    expectError(generalBanner + "3 4 1\n1 1 1\n", 2, "non-square matrix: 3 rows, 4 columns");
+}
+
+TEST_F(MatrixMarket, BadEntry)
+{
+    const std::string head = generalBanner + "3 3 2\n1 1 1\n";
+    expectError(head + "4 1 1\n", 4, "row index 4 out of range 1..3");
+    expectError(head + "1 0 1\n", 4, "column index 0 out of range 1..3");
+    expectError(head + "a 1 1\n", 4, "bad row index 'a'");
+    expectError(head + "1.0 1 1\n", 4, "bad row index '1.0'");
+    expectError(head + "1 2x 1\n", 4, "bad column index '2x'");
+    expectError(head + "1 2\n", 4, "missing value");
+    expectError(head + "1\n", 4, "missing column index and value");
+    expectError(head + "1 2 abc\n", 4, "bad value 'abc'");
+    expectError(head + "1 2 1.5x\n", 4, "bad value '1.5x'");
+    expectError(head + "1 2 nan\n", 4, "non-finite value 'nan'");
+    expectError(head + "1 2 -inf\n", 4, "non-finite value '-inf'");
+    expectError(head + "1 2 1e999\n", 4, "non-finite value '1e999'");
+    expectError(head + "1 2 1.0 junk\n", 4, "trailing junk 'junk'");
+    expectError("%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 1.5\n", 3,
+                "bad integer value '1.5'");
+    expectError(symmetricBanner + "3 3 2\n1 1 1\n1 2 1\n", 4, "entry above the diagonal (row 1, column 2)");
+}
+
+TEST_F(MatrixMarket, WrongNumberOfEntries)
+{
+    // too few: found at the end of the file, the line after the last
+    expectError(generalBanner + "3 3 3\n1 1 1\n2 2 1\n", 5, "end of file after 2 of the 3 entries");
+    expectError(generalBanner + "3 3 3\n1 1 1\n2 2 1\n% trailing comment\n", 6, "end of file after 2 of the 3");
+    // too many: at the first entry beyond the count
+    expectError(generalBanner + "3 3 1\n1 1 1\n2 2 1\n", 4, "more entries than the 1 of the size line");
+}
+
+TEST_F(MatrixMarket, TruncatedGzipIsReadError)
+{
+    std::string text = generalBanner + "1000 1000 1000\n";
+    for (int i = 1; i <= 1000; ++i)
+    {
+        text += std::to_string(i) + " " + std::to_string(i) + " " + std::to_string(1.0/i) + "\n";
+    }
+    const std::string path = writeGzip("t.mtx.gz", text);
+    fs::resize_file(path, fs::file_size(path)/2);
+    try
+    {
+        gpuLdu::readMatrixMarket(path);
+        ADD_FAILURE() << "no error";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_THAT(e.what(), HasSubstr(path + ":"));
+        EXPECT_THAT(e.what(), HasSubstr(": read error: "));
+    }
+}
+
+//- What a plain scan of a well-formed Matrix Market file finds: the size line, the entries, the
+//  distinct off-diagonal pairs {i, j}, the sum of A's values and of their magnitudes (the oracle
+//  for tests/data)
+struct FileScan
+{
+    int rows = 0;
+    int cols = 0;
+    long entries = 0;
+    long entriesRead = 0;
+    std::set<std::pair<int, int>> pairs;
+    double sum = 0;
+    double sumMag = 0;
+};
+
+FileScan scan(const std::string& path)
+{
+    FileScan s;
+    gzFile in = gzopen(path.c_str(), "rb");
+    char line[1024];
+    bool symmetricFile = false;
+    bool sizeRead = false;
+    while (gzgets(in, line, sizeof line))
+    {
+        if (line[0] == '%')
+        {
+            const std::string text(line);
+            if (text.rfind("%%MatrixMarket", 0) == 0)
+            {
+                symmetricFile = text.find(" symmetric") != std::string::npos;
+            }
+            continue;
+        }
+        int i = 0;
+        int j = 0;
+        double v = 0;
+        if (!sizeRead)
+        {
+            sizeRead = std::sscanf(line, "%d %d %ld", &s.rows, &s.cols, &s.entries) == 3;
+        }
+        else if (std::sscanf(line, "%d %d %lf", &i, &j, &v) == 3)
+        {
+            const int copies = symmetricFile && i != j ? 2 : 1;
+            ++s.entriesRead;
+            s.sum += copies*v;
+            s.sumMag += copies*std::abs(v);
+            if (i != j)
+            {
+                s.pairs.insert({std::min(i, j), std::max(i, j)});
+            }
+        }
+    }
+    gzclose(in);
+    return s;
+}
+
+TEST_F(MatrixMarket, ReadsEveryDataFile)
+{
+    int nFiles = 0;
+    for (const auto& file : fs::directory_iterator(dataFile("")))
+    {
+        const std::string path = file.path().string();
+        if (path.size() < 7 || path.compare(path.size() - 7, 7, ".mtx.gz") != 0)
+        {
+            continue;
+        }
+        SCOPED_TRACE(path);
+        ++nFiles;
+        const FileScan s = scan(path);
+        const LduMatrixData m = gpuLdu::readMatrixMarket(path);
+        EXPECT_EQ(m.nCells, s.rows);
+        EXPECT_EQ(s.rows, s.cols);
+        EXPECT_EQ(m.nFileEntries, s.entries);
+        EXPECT_EQ(s.entriesRead, s.entries);
+        // stored entries after the symmetric expansion: the diagonal and both sides of each pair
+        const long nFaces = long(m.lower.size());
+        EXPECT_EQ(nFaces, long(s.pairs.size()));
+        ASSERT_EQ(long(m.upper.size()), nFaces);
+        ASSERT_EQ(long(m.upperCoeffs.size()), nFaces);
+        ASSERT_EQ(long(m.lowerCoeffs.size()), nFaces);
+        ASSERT_EQ(int(m.diag.size()), m.nCells);
+        double sum = 0;
+        for (int f = 0; f < nFaces; ++f)
+        {
+            EXPECT_LT(m.lower[f], m.upper[f]);
+            EXPECT_LT(m.upper[f], m.nCells);
+            if (f > 0)
+            {
+                EXPECT_LT(std::make_pair(m.lower[f - 1], m.upper[f - 1]), std::make_pair(m.lower[f], m.upper[f]));
+            }
+            sum += m.upperCoeffs[f] + m.lowerCoeffs[f];
+        }
+        for (double d : m.diag)
+        {
+            sum += d;
+        }
+        EXPECT_NEAR(sum, s.sum, 1e-12*s.sumMag);
+        if (m.symmetricFile)
+        {
+            EXPECT_TRUE(m.symmetric());
+        }
+    }
+    EXPECT_GT(nFiles, 0);
+}
+
+} // namespace gpuLdu::test

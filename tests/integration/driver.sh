@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The gpuLduSolve driver on tests/data: in every matrix format the solve takes the iterations of
+# the csr one (nos4 and gr_30_30 by PCG+DIC, sherman5 by PBiCGStab+DILU) and A x passes the
+# -spmv check against the host product; malformed Matrix Market files fail with exit status 1
+# and a message naming the file and line; a bad -format word or a solver that does not take the
+# matrix fails with the valid words. Usage: driver.sh [cpu|gpu]   (default cpu)
+# The binary: $GPULDU_SOLVE, else the bin/gpuLduSolve beside the library folder that
+# etc/run-env.sh puts on LD_LIBRARY_PATH (platforms/lib, or $GPULDU_LIBDIR): a build tree needs
+# both, e.g. GPULDU_SOLVE=build/gpuLduSolve GPULDU_LIBDIR=build.
+# Prints "<P> passed, <F> failed" last; exit 1 if any failed.
+set -uo pipefail
+
+executor=${1:-cpu}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=etc/run-env.sh
+. "$here/../../etc/run-env.sh"
+solve=${GPULDU_SOLVE:-${GPULDU_LIBDIR:-$GPULDU_ROOT/platforms/lib}/../bin/gpuLduSolve}
+data=$GPULDU_ROOT/tests/data
+work=$(mktemp -d "${TMPDIR:-/tmp}/driver.XXXXXX")
+passed=0
+failed=0
+
+# run <name> <gpuLduSolve arguments...>: runs it on $executor, leaves its output in $log and its
+# exit status in $status
+run()
+{
+    log=$work/$1.log
+    shift
+    "$solve" "$@" -executor "$executor" > "$log" 2>&1
+    status=$?
+}
+
+# expect <description> <condition...>: counts a check
+expect()
+{
+    local what=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "PASS $what"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $what (see $log)"
+    fi
+}
+
+logHas()
+{
+    grep -qF -- "$1" "$log"
+}
+
+# logHasWords <word...>: each as a whole word
+logHasWords()
+{
+    local word
+    for word in "$@"; do
+        grep -qw -- "$word" "$log" || return 1
+    done
+}
+
+iterations()
+{
+    sed -n 's/.*Solving for x, .*No Iterations \([0-9]*\)$/\1/p' "$log"
+}
+
+# 1. every format: the csr iterations, and A x equal to the host's
+for spec in nos4:PCG:DIC gr_30_30:PCG:DIC sherman5:PBiCGStab:DILU; do
+    IFS=: read -r matrix solver preconditioner <<< "$spec"
+    reference=
+    for format in csr ell blockedEll hyb hec auto; do
+        run "$matrix-$format" "$data/$matrix.mtx.gz" -format "$format" -spmv \
+            -solver "$solver" -preconditioner "$preconditioner"
+        [ -n "$reference" ] || reference=$(iterations)
+        expect "$matrix $format: $preconditioner$solver in ${reference:-?} iterations as csr, A x check ok" \
+            eval 'test "$status-$(iterations)" = "0-$reference" && grep -q "^A x check .*: ok$" "$log" \
+                  && logHas "$preconditioner$solver:  Solving for x, Initial residual = "'
+    done
+done
+
+# 2. malformed files, plain and gzip: exit status 1, "gpuLduSolve: <file>:<line>: <what>"
+# malformed <file name> <line> <phrase> <text, printf %b>
+malformed()
+{
+    local file=$work/$1 line=$2 phrase=$3
+    if [ "${1%.gz}" != "$1" ]; then
+        printf '%b' "$4" | gzip > "$file"
+    else
+        printf '%b' "$4" > "$file"
+    fi
+    run "$1" "$file"
+    expect "$1 fails naming line $line: $phrase" \
+        eval 'test "$status" = 1 && logHas "gpuLduSolve: $file:$line: " && logHas "$phrase"'
+}
+banner='%%MatrixMarket matrix coordinate real general\n'
+malformed badBanner.mtx 1 "bad banner" '%%MatrixMarket matrix coordinate real\n2 2 1\n1 1 1\n'
+malformed pattern.mtx 1 "unsupported field 'pattern'" '%%MatrixMarket matrix coordinate pattern general\n'
+malformed nonSquare.mtx 3 "non-square matrix" "$banner% comment\n2 3 1\n1 1 1\n"
+malformed badValue.mtx 5 "bad value '1.0x'" "$banner% comment\n2 2 2\n1 1 1\n2 1 1.0x\n"
+malformed outOfRange.mtx.gz 4 "column index 3 out of range 1..2" "${banner}2 2 2\n1 1 1\n2 3 1\n"
+malformed tooFew.mtx.gz 5 "end of file after 2 of the 3 entries" "${banner}2 2 3\n1 1 1\n2 2 1\n"
+malformed tooMany.mtx 4 "more entries than the 1" "${banner}2 2 1\n1 1 1\n2 2 1\n"
+malformed aboveDiagonal.mtx 4 "entry above the diagonal" \
+    '%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n1 2 1\n'
+
+# 3. bad words: the valid ones listed
+run badFormat "$data/nos4.mtx.gz" -format dense
+expect "-format dense fails listing the valid formats" \
+    eval 'test "$status" = 1 && logHas "dense" && logHasWords csr ell blockedEll hyb hec auto'
+run pcgAsymmetric "$data/sherman5.mtx.gz" -solver PCG
+expect "PCG on the asymmetric sherman5 fails as in OpenFOAM" \
+    eval 'test "$status" = 1 && logHas "solver PCG is not available for the asymmetric matrix"'
+
+[ "$failed" -gt 0 ] || rm -rf "$work"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
