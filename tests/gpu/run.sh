@@ -6,8 +6,9 @@
 # Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
 # tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
 # kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3, (f)
-# tests/integration/driver.sh (gpuLduSolve on tests/data). Logs go to $OUT (or .gpu/out); a
-# pass/fail table comes last.
+# tests/integration/driver.sh (gpuLduSolve on tests/data), (g) the format benchmark
+# (gpuLduFormatBench: SpMV in every format vs cuSPARSE CSR, 100^3, 200^3 and tests/data). Logs go
+# to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit so that the whole
 # stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
@@ -20,7 +21,9 @@
 #   GPU_KERNEL_BENCH   .gpu/platforms/bin/gpuLduBenchCuda
 #   GPU_CUSPARSE_BASELINE .gpu/platforms/bin/gpuLduCusparseBaseline
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
-#   GPU_LIMITS         "60 240 60 150 120 60"  seconds for steps a, b, c, d, e, f
+#   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
+#   GPU_LIMITS         "60 240 60 150 120 60 120"  seconds for steps a, b, c, d, e, f, g
+#   GPU_STEPS          abcdefg       the steps to run (one call may not fit them all)
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -34,8 +37,10 @@ coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
 kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
 solveDriver=${GPU_SOLVE:-$root/.gpu/platforms/bin/gpuLduSolve}
+formatBench=${GPU_FORMAT_BENCH:-$root/.gpu/platforms/bin/gpuLduFormatBench}
+steps=${GPU_STEPS:-abcdefg}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF <<< "${GPU_LIMITS:-60 240 60 150 120 60}"
+read -r limitA limitB limitC limitD limitE limitF limitG <<< "${GPU_LIMITS:-60 240 60 150 120 60 120}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -64,12 +69,13 @@ export LD_LIBRARY_PATH=$GPULDU_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 names=()
 results=()
-# step <name> <limit s> <log> <command...>: runs the command under its time limit, output to the
-# log only; prints the log's last lines
+# step <letter> <name> <limit s> <log> <command...>: runs the command under its time limit, output
+# to the log only, if its letter is in GPU_STEPS
 step()
 {
-    local name=$1 limit=$2 log=$OUT/$3 t0 rc
-    shift 3
+    [[ $steps == *$1* ]] || return 1
+    local name=$2 limit=$3 log=$OUT/$4 t0 rc
+    shift 4
     echo
     echo "== $name: $* (limit ${limit}s, log $log)"
     t0=$(date +%s)
@@ -84,29 +90,33 @@ step()
     return 0
 }
 
-step "core tests (CUDA build)" "$limitA" coreTestsCuda.log "$coreTests" --gtest_color=no
-grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests' "$OUT/coreTestsCuda.log" | tail -n 20
-grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTestsCuda.log"
+step a "core tests (CUDA build)" "$limitA" coreTestsCuda.log "$coreTests" --gtest_color=no && {
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests' "$OUT/coreTestsCuda.log" | tail -n 20
+    grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTestsCuda.log"; }
 
-step "integration tests ($executor)" "$limitB" "integration-$executor.log" \
-    bash tests/integration/run.sh "$executor"
-grep -E '^FAIL|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 30
+step b "integration tests ($executor)" "$limitB" "integration-$executor.log" \
+    bash tests/integration/run.sh "$executor" \
+    && grep -E '^FAIL|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 30
 
-step "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh
-grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
+step c "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh \
+    && grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
 
-step "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitD" cavity3D-bench.log \
-    bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor"
-tail -n 25 "$OUT/cavity3D-bench.log"
+step d "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitD" cavity3D-bench.log \
+    bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor" \
+    && tail -n 25 "$OUT/cavity3D-bench.log"
 
-step "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kernelBench.txt \
+step e "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kernelBench.txt \
     bash -c "'$kernelBench' 100 '$root/tests/data' && '$kernelBench' 200 '$root/tests/data' \
-             && '$cusparseBaseline' 100 1e-6 && '$cusparseBaseline' 200 1e-6"
-cat "$OUT/kernelBench.txt"
+             && '$cusparseBaseline' 100 1e-6 && '$cusparseBaseline' 200 1e-6" \
+    && cat "$OUT/kernelBench.txt"
 
-step "gpuLduSolve driver ($executor)" "${limitF:-60}" "driver-$executor.log" \
-    env GPULDU_SOLVE="$solveDriver" bash tests/integration/driver.sh "$executor"
-grep -E '^FAIL|passed' "$OUT/driver-$executor.log" | cut -c1-300 | tail -n 12
+step f "gpuLduSolve driver ($executor)" "$limitF" "driver-$executor.log" \
+    env GPULDU_SOLVE="$solveDriver" bash tests/integration/driver.sh "$executor" \
+    && grep -E '^FAIL|passed' "$OUT/driver-$executor.log" | cut -c1-300 | tail -n 12
+
+step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.txt \
+    "$formatBench" "$root/tests/data" 100 200 \
+    && cat "$OUT/formatBench.txt"
 
 {
     echo
