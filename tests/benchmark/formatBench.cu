@@ -7,6 +7,9 @@
 // of the measured device copy bandwidth. The bytes counted are the same for every format, the
 // least any SpMV must move: nnz*(8 + 4) + rows*(8 + 8 + 4) (values, columns, x, y, offsets);
 // padding and index overheads show up as a lower rate.
+// Two generated matrices stand for patterns OpenFOAM does not make: a 27-point stencil on an
+// n^3 grid (long, near-constant rows) and an irregular one (3 random neighbours per row in a
+// band, 1% of the rows with 100 more anywhere).
 // Usage: gpuLduFormatBench [dataDir] [n ...]   (default tests/data, 100 200)
 
 #include "problems.hpp"
@@ -17,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <random>
 
 using namespace gpuLdu;
 using namespace gpuLdu::test;
@@ -90,6 +94,82 @@ double cusparseMs(const CsrMatrix<Gpu>& A, const Vec& x, Vec& y, cusparseSpMVAlg
     cusparseDestroySpMat(mat);
     cusparseDestroy(h);
     return ms;
+}
+
+//- A symmetric LDU problem from a list of (lower, upper) pairs, random coefficients, a
+//  dominant diagonal
+LduProblem fromPairs(int nCells, std::vector<std::pair<int, int>>& pairs, unsigned seed)
+{
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> coeff(0.5, 1.5);
+    LduProblem p;
+    p.nCells = nCells;
+    p.diag.assign(nCells, 1.0);
+    for (const auto& [l, u] : pairs)
+    {
+        const double a = coeff(gen);
+        p.lower.push_back(l);
+        p.upper.push_back(u);
+        p.upperCoeffs.push_back(-a);
+        p.diag[l] += a;
+        p.diag[u] += a;
+    }
+    return p;
+}
+
+LduProblem stencil27(int n)
+{
+    std::vector<std::pair<int, int>> pairs;
+    auto id = [n](int i, int j, int k) { return i + n*(j + n*k); };
+    for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+    for (int dk = -1; dk <= 1; ++dk)
+    for (int dj = -1; dj <= 1; ++dj)
+    for (int di = -1; di <= 1; ++di)
+    {
+        const int a = i + di;
+        const int b = j + dj;
+        const int c = k + dk;
+        if (a >= 0 && a < n && b >= 0 && b < n && c >= 0 && c < n && id(a, b, c) > id(i, j, k))
+        {
+            pairs.push_back({id(i, j, k), id(a, b, c)});
+        }
+    }
+    return fromPairs(n*n*n, pairs, 5);
+}
+
+LduProblem irregular(int nRows)
+{
+    std::mt19937 gen(9);
+    std::vector<std::pair<int, int>> pairs;
+    std::uniform_int_distribution<int> near(1, 1000);
+    std::uniform_int_distribution<int> anywhere(0, nRows - 1);
+    for (int i = 0; i < nRows; ++i)
+    {
+        for (int k = 0; k < 3; ++k)
+        {
+            const int j = i + near(gen);
+            if (j < nRows)
+            {
+                pairs.push_back({i, j});
+            }
+        }
+        if (i % 100 == 0)
+        {
+            for (int k = 0; k < 100; ++k)
+            {
+                const int j = anywhere(gen);
+                if (j != i)
+                {
+                    pairs.push_back({std::min(i, j), std::max(i, j)});
+                }
+            }
+        }
+    }
+    return fromPairs(nRows, pairs, 7);
 }
 
 void benchmark(const std::string& name, const LduProblem& p, double bandwidth)
@@ -183,6 +263,8 @@ int main(int argc, char** argv)
         {
             benchmark("cavity pressure " + std::to_string(n) + "^3", poisson3D(n, n, n, 1, -1), bandwidth);
         }
+        benchmark("27-point stencil 100^3 (generated)", stencil27(100), bandwidth);
+        benchmark("irregular 2M rows (generated)", irregular(2000000), bandwidth);
         for (const std::string& file : matrixFiles(dataDir))
         {
             benchmark(file, test::readMatrixMarket(dataDir + "/" + file), bandwidth);
