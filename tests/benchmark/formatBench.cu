@@ -7,8 +7,8 @@
 // of the measured device copy bandwidth. The bytes counted are the same for every format, the
 // least any SpMV must move: nnz*(8 + 4) + rows*(8 + 8 + 4) (values, columns, x, y, offsets);
 // padding and index overheads show up as a lower rate.
-// Two generated matrices stand for patterns OpenFOAM does not make: a 27-point stencil on an
-// n^3 grid (long, near-constant rows) and an irregular one (3 random neighbours per row in a
+// Generated matrices stand for patterns OpenFOAM does not make: 19- and 27-point stencils on a
+// 100^3 grid (long, near-constant rows) and an irregular one (3 random neighbours per row in a
 // band, 1% of the rows with 100 more anywhere).
 // Usage: gpuLduFormatBench [dataDir] [n ...]   (default tests/data, 100 200)
 
@@ -119,7 +119,8 @@ LduProblem fromPairs(int nCells, std::vector<std::pair<int, int>>& pairs, unsign
     return p;
 }
 
-LduProblem stencil27(int n)
+//- The stencil of the neighbours within Manhattan distance reach (1: 7 points, 2: 19, 3: 27)
+LduProblem stencil(int n, int reach)
 {
     std::vector<std::pair<int, int>> pairs;
     auto id = [n](int i, int j, int k) { return i + n*(j + n*k); };
@@ -133,7 +134,8 @@ LduProblem stencil27(int n)
         const int a = i + di;
         const int b = j + dj;
         const int c = k + dk;
-        if (a >= 0 && a < n && b >= 0 && b < n && c >= 0 && c < n && id(a, b, c) > id(i, j, k))
+        if (a >= 0 && a < n && b >= 0 && b < n && c >= 0 && c < n && id(a, b, c) > id(i, j, k)
+         && std::abs(di) + std::abs(dj) + std::abs(dk) <= reach)
         {
             pairs.push_back({id(i, j, k), id(a, b, c)});
         }
@@ -263,7 +265,8 @@ int main(int argc, char** argv)
         {
             benchmark("cavity pressure " + std::to_string(n) + "^3", poisson3D(n, n, n, 1, -1), bandwidth);
         }
-        benchmark("27-point stencil 100^3 (generated)", stencil27(100), bandwidth);
+        benchmark("19-point stencil 100^3 (generated)", stencil(100, 2), bandwidth);
+        benchmark("27-point stencil 100^3 (generated)", stencil(100, 3), bandwidth);
         benchmark("irregular 2M rows (generated)", irregular(2000000), bandwidth);
         for (const std::string& file : matrixFiles(dataDir))
         {

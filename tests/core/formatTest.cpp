@@ -170,6 +170,32 @@ TYPED_TEST(FormatTest, PatternSplitsAtTheChosenWidth)
     EXPECT_EQ(std::vector<int>(sliceStart.begin(), sliceStart.end()), (std::vector<int>{0, 32*40, 32*44, 32*53}));
 }
 
+TEST(ChooseFormat, RuleOfTheMeasurements)
+{
+    auto stats = [](int nRows, long nnz, int minLength, int maxLength, int nLong)
+    {
+        RowLengthStats s;
+        s.nRows = nRows;
+        s.nnz = nnz;
+        s.minLength = minLength;
+        s.maxLength = maxLength;
+        s.nLongRows = nLong;
+        return s;
+    };
+    // OpenFOAM hex meshes, 1M and 8M cells: csr
+    EXPECT_EQ(chooseFormat(stats(1000000, 6940000, 4, 7, 0)), MatrixFormat::csr);
+    EXPECT_EQ(chooseFormat(stats(8000000, 55760000, 4, 7, 0)), MatrixFormat::csr);
+    // 19- and 27-point stencils on 100^3: ell
+    EXPECT_EQ(chooseFormat(stats(1000000, 18701200, 7, 19, 0)), MatrixFormat::ell);
+    EXPECT_EQ(chooseFormat(stats(1000000, 26463592, 8, 27, 0)), MatrixFormat::ell);
+    // long rows, but the matrix fits in L2 (bcsstk14): csr
+    EXPECT_EQ(chooseFormat(stats(1806, 63454, 1, 48, 0)), MatrixFormat::csr);
+    // long rows of uneven length: csr
+    EXPECT_EQ(chooseFormat(stats(1000000, 20000000, 4, 200, 5000)), MatrixFormat::csr);
+    // irregular, 2M rows: csr
+    EXPECT_EQ(chooseFormat(stats(2000000, 17984798, 1, 120, 35899)), MatrixFormat::csr);
+}
+
 //- Solves (and A x) in every format equal the csr ones exactly: same iterations, same psi.
 template<class B>
 void solveInEveryFormat(const LduProblem& p, KrylovMethod method, Preconditioner precon, const std::string& name)
