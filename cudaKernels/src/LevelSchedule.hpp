@@ -12,6 +12,7 @@
 #include <thrust/fill.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace gpuLdu
@@ -103,6 +104,103 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
     return s;
 }
 
+//- The slab partition of a schedule (the GPU's slab sweep): the rows cut into nSlabs ranges of
+//  consecutive row numbers, each slab's positions in level order and cut into chunks, one per
+//  level the slab has rows in. A chunk waits for the chunks of other slabs that hold its rows'
+//  dependencies (deps); dependencies inside the slab are met by the slab's own order.
+struct HostSlabs
+{
+    int nSlabs = 0;
+    //- nSlabs + 1 offsets into the chunks
+    std::vector<int> slabChunkStart;
+    //- nChunks + 1 offsets into positions
+    std::vector<int> chunkBegin;
+    //- Positions of the level-sorted rows array, slab after slab
+    std::vector<int> positions;
+    std::vector<int> depStart;
+    std::vector<int> deps;
+    //- 1 where a chunk of another slab waits for this chunk
+    std::vector<int> publish;
+
+    int nChunks() const
+    {
+        return int(chunkBegin.size()) - 1;
+    }
+};
+
+inline HostSlabs slabPartition(const HostLevelSchedule& h, int nSlabs)
+{
+    const int n = int(h.rows.size());
+    const int size = std::max(1, (n + std::max(1, nSlabs) - 1)/std::max(1, nSlabs));
+    auto slabOf = [size](int row) { return row/size; };
+    HostSlabs s;
+    s.nSlabs = (n + size - 1)/size;
+
+    // positions grouped by slab, in level order within a slab (a stable counting sort)
+    std::vector<int> slabStart(s.nSlabs + 1, 0);
+    for (int k = 0; k < n; ++k)
+    {
+        ++slabStart[slabOf(h.rows[k]) + 1];
+    }
+    for (int b = 0; b < s.nSlabs; ++b)
+    {
+        slabStart[b + 1] += slabStart[b];
+    }
+    std::vector<int> next(slabStart.begin(), slabStart.end() - 1);
+    s.positions.resize(n);
+    for (int k = 0; k < n; ++k)
+    {
+        s.positions[next[slabOf(h.rows[k])]++] = k;
+    }
+
+    // chunks: each slab's positions cut where the level changes
+    std::vector<int> levelOf(n);
+    for (int l = 0; l < h.nLevels(); ++l)
+    {
+        std::fill(levelOf.begin() + h.levelStart[l], levelOf.begin() + h.levelStart[l + 1], l);
+    }
+    std::vector<int> chunkOfRow(n);
+    s.slabChunkStart.push_back(0);
+    for (int b = 0; b < s.nSlabs; ++b)
+    {
+        for (int m = slabStart[b]; m < slabStart[b + 1]; ++m)
+        {
+            if (m == slabStart[b] || levelOf[s.positions[m]] != levelOf[s.positions[m - 1]])
+            {
+                s.chunkBegin.push_back(m);
+            }
+            chunkOfRow[h.rows[s.positions[m]]] = int(s.chunkBegin.size()) - 1;
+        }
+        s.slabChunkStart.push_back(int(s.chunkBegin.size()));
+    }
+    s.chunkBegin.push_back(n);
+
+    // each chunk's dependencies in other slabs
+    s.depStart.push_back(0);
+    s.publish.assign(s.nChunks(), 0);
+    for (int c = 0; c < s.nChunks(); ++c)
+    {
+        const std::size_t first = s.deps.size();
+        for (int m = s.chunkBegin[c]; m < s.chunkBegin[c + 1]; ++m)
+        {
+            const int i = h.rows[s.positions[m]];
+            for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+            {
+                const int j = h.deps[d];
+                if (slabOf(j) != slabOf(i))
+                {
+                    s.deps.push_back(chunkOfRow[j]);
+                    s.publish[chunkOfRow[j]] = 1;
+                }
+            }
+        }
+        std::sort(s.deps.begin() + first, s.deps.end());
+        s.deps.erase(std::unique(s.deps.begin() + first, s.deps.end()), s.deps.end());
+        s.depStart.push_back(int(s.deps.size()));
+    }
+    return s;
+}
+
 //- A schedule with its rows on the backend, and cut into chunks of positions for the
 //  one-launch sweep; the level offsets stay on the host too, for the level-by-level sweep.
 template<class B>
@@ -128,12 +226,51 @@ private:
     int oneLaunchBlocks_ = -1;
 
 public:
+    //- The slab partition on the backend (see HostSlabs), with the epoch flags of its chunks
+    struct Slabs
+    {
+        int nSlabs = 0;
+        typename B::template Vector<int> slabChunkStart;
+        typename B::template Vector<int> chunkBegin;
+        typename B::template Vector<int> positions;
+        typename B::template Vector<int> depStart;
+        typename B::template Vector<int> deps;
+        typename B::template Vector<int> publish;
+        mutable typename B::template Vector<int> done;
+
+        explicit Slabs(const HostSlabs& h)
+        :
+            nSlabs(h.nSlabs),
+            slabChunkStart(h.slabChunkStart.begin(), h.slabChunkStart.end()),
+            chunkBegin(h.chunkBegin.begin(), h.chunkBegin.end()),
+            positions(h.positions.begin(), h.positions.end()),
+            depStart(h.depStart.begin(), h.depStart.end()),
+            deps(h.deps.begin(), h.deps.end()),
+            publish(h.publish.begin(), h.publish.end()),
+            done(h.nChunks(), 0)
+        {}
+    };
+
+private:
+    //- The host schedule (GPU backend only): what slab partitions are built from
+    HostLevelSchedule host_;
+    //- Slabs of the slab sweep: -1 the backend's default, 0 none (the one-launch or
+    //  level-by-level sweep), > 0 that many
+    int slabs_ = -1;
+    mutable std::unique_ptr<Slabs> slabPartition_;
+    mutable int requestedSlabs_ = 0;
+
+public:
     explicit LevelSchedule(const HostLevelSchedule& h)
     :
         rows_(h.rows.size()),
         levelStart_(h.levelStart)
     {
         B::upload(ptr(rows_), h.rows.data(), h.rows.size());
+        if (B::executor == Executor::gpu)
+        {
+            host_ = h;
+        }
 
         // chunks: the positions of each level cut into pieces of at most `chunk`
         std::vector<int> begin;
@@ -236,6 +373,30 @@ public:
     void setOneLaunchBlocks(int blocks)
     {
         oneLaunchBlocks_ = blocks;
+        slabs_ = 0;
+    }
+
+    //- The GPU sweep by slabs: n slabs, one block each (-1: the backend's default); 0 turns
+    //  the slab sweep off (then setOneLaunchBlocks decides)
+    void setSlabs(int n)
+    {
+        slabs_ = n;
+    }
+
+    int slabs() const
+    {
+        return slabs_;
+    }
+
+    //- The partition into (about) n slabs, built on first use and kept while n stays
+    const Slabs& slabPartition(int n) const
+    {
+        if (!slabPartition_ || requestedSlabs_ != n)
+        {
+            slabPartition_ = std::make_unique<Slabs>(gpuLdu::slabPartition(host_, n));
+            requestedSlabs_ = n;
+        }
+        return *slabPartition_;
     }
 
     int oneLaunchBlocks() const

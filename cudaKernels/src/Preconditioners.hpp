@@ -414,6 +414,13 @@ public:
         upper_.setOneLaunchBlocks(blocks);
     }
 
+    //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules
+    void setSlabs(int n)
+    {
+        lower_.setSlabs(n);
+        upper_.setSlabs(n);
+    }
+
     //- rD of diagonal, DIC or DILU (valid after setup).
     const typename B::template Vector<double>& rD() const
     {

@@ -243,6 +243,80 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
     }
 }
 
+//- A whole level-scheduled sweep in one launch, one block per slab (a range of consecutive row
+//  numbers, LevelSchedule::Slabs). A block walks its slab's chunks (its rows of one level each)
+//  in level order, so a dependency inside the slab needs only the block's barrier; for chunks
+//  of other slabs it waits on their epoch flags, and it publishes its own only where another
+//  slab waits for them. Every block must be resident at once (the caller checks): a block only
+//  ever waits for chunks of lower levels, so the lowest unfinished chunk can always go on.
+template<int Block, class F>
+__global__ void __launch_bounds__(Block) slabSweepKernel(
+    const int* slabChunkStart,
+    const int* chunkBegin,
+    const int* positions,
+    const int* chunkDepStart,
+    const int* chunkDeps,
+    const int* publish,
+    int* chunkDone,
+    int epoch,
+    F f
+)
+{
+    for (int c = slabChunkStart[blockIdx.x]; c < slabChunkStart[blockIdx.x + 1]; ++c)
+    {
+        const int end = chunkBegin[c + 1];
+        int m = chunkBegin[c] + int(threadIdx.x);
+
+        decltype(prefetchOf(f, 0)) terms{};
+        if constexpr (HasPrefetch<F>::value)
+        {
+            if (m < end)
+            {
+                terms = f.prefetch(positions[m]);
+            }
+        }
+        const int depBegin = chunkDepStart[c];
+        const int depEnd = chunkDepStart[c + 1];
+        for (int d = depBegin + int(threadIdx.x); d < depEnd; d += Block)
+        {
+            const volatile int* done = chunkDone + chunkDeps[d];
+            while (*done != epoch)
+            {
+            }
+        }
+        if (depEnd > depBegin)
+        {
+            __threadfence();
+        }
+        // the slab's earlier chunks (all threads) and the waits, before this chunk's rows
+        __syncthreads();
+        if (m < end)
+        {
+            if constexpr (HasPrefetch<F>::value)
+            {
+                f.finish(terms);
+            }
+            else
+            {
+                f(positions[m]);
+            }
+        }
+        for (m += Block; m < end; m += Block)
+        {
+            f(positions[m]);
+        }
+        if (publish[c])
+        {
+            __syncthreads();
+            if (threadIdx.x == 0)
+            {
+                __threadfence();
+                atomicExch(chunkDone + c, epoch);
+            }
+        }
+    }
+}
+
 //- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
 template<class F>
 __global__ void sumBlocksKernel(int n, F f, double* partials)
@@ -315,13 +389,28 @@ struct GpuBackend
     static void sweep(const Schedule& s, const F& f)
     {
         constexpr int chunk = Schedule::chunk;
+        if (s.nChunks() == 0)
+        {
+            return;
+        }
+        if (s.slabs() != 0)
+        {
+            // default: one slab per multiprocessor
+            constexpr int block = 256;
+            const auto& p = s.slabPartition(s.slabs() > 0 ? s.slabs() : multiprocessors());
+            if (p.nSlabs <= residentBlocks(slabSweepKernel<block, F>, block))
+            {
+                auto raw = [](auto& v) { return thrust::raw_pointer_cast(v.data()); };
+                slabSweepKernel<block><<<p.nSlabs, block>>>(
+                    raw(p.slabChunkStart), raw(p.chunkBegin), raw(p.positions), raw(p.depStart),
+                    raw(p.deps), raw(p.publish), raw(p.done), s.nextEpoch(), f);
+                GPULDU_CUDA_CHECK(cudaGetLastError());
+                return;
+            }
+        }
         if (s.oneLaunchBlocks() == 0)
         {
             s.sweepByLevel(f);
-            return;
-        }
-        if (s.nChunks() == 0)
-        {
             return;
         }
         GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));

@@ -88,6 +88,8 @@ void laplacian(int n, double bandwidth)
     row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
     M.setOneLaunchBlocks(-1);
     row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    M.setSlabs(-1);
+    row("DIC factor (slabs, one per SM)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
     M.setOneLaunchBlocks(0);
     row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     M.setOneLaunchBlocks(-1);
@@ -98,7 +100,13 @@ void laplacian(int n, double bandwidth)
         const std::string what = "DIC apply, one launch, <= " + std::to_string(blocks) + " blocks";
         row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     }
-    M.setOneLaunchBlocks(-1);
+    for (int slabs : {66, 264, -1})
+    {
+        M.setSlabs(slabs);
+        const std::string what = slabs < 0 ? std::string("DIC apply, slabs, one per SM (default)")
+                                           : "DIC apply, " + std::to_string(slabs) + " slabs";
+        row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    }
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);
     SolverControls c;

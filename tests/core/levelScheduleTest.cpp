@@ -68,22 +68,112 @@ TEST(LevelSchedule, MatrixMarketGraph)
     checkSchedule(lowerLevelSchedule(p.addressing()), p.nCells, edges);
 }
 
+//- A slab partition covers every position once; a chunk is one slab's rows of one level, a
+//  slab's chunks ascend in level; a dependency in the same slab lies in an earlier chunk of that
+//  slab, one in another slab is among the chunk's waits, and that chunk publishes.
+void checkSlabs(const HostLevelSchedule& h, int nSlabs)
+{
+    const HostSlabs s = slabPartition(h, nSlabs);
+    const int n = int(h.rows.size());
+    EXPECT_LE(s.nSlabs, nSlabs);
+    std::vector<int> seen(n, 0);
+    std::vector<int> levelOf(n);
+    for (int l = 0; l < h.nLevels(); ++l)
+    {
+        for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; ++k)
+        {
+            levelOf[k] = l;
+        }
+    }
+    std::vector<int> chunkOfRow(n, -1);
+    std::vector<int> slabOfChunk(s.nChunks(), -1);
+    for (int b = 0; b < s.nSlabs; ++b)
+    {
+        int lastLevel = -1;
+        for (int c = s.slabChunkStart[b]; c < s.slabChunkStart[b + 1]; ++c)
+        {
+            slabOfChunk[c] = b;
+            ASSERT_LT(s.chunkBegin[c], s.chunkBegin[c + 1]) << "empty chunk " << c;
+            const int level = levelOf[s.positions[s.chunkBegin[c]]];
+            EXPECT_GT(level, lastLevel) << "slab " << b << " chunk " << c;
+            lastLevel = level;
+            for (int m = s.chunkBegin[c]; m < s.chunkBegin[c + 1]; ++m)
+            {
+                ++seen[s.positions[m]];
+                EXPECT_EQ(levelOf[s.positions[m]], level);
+                chunkOfRow[h.rows[s.positions[m]]] = c;
+            }
+        }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
+    for (int c = 0; c < s.nChunks(); ++c)
+    {
+        const std::vector<int> waits(s.deps.begin() + s.depStart[c], s.deps.begin() + s.depStart[c + 1]);
+        for (int m = s.chunkBegin[c]; m < s.chunkBegin[c + 1]; ++m)
+        {
+            const int i = h.rows[s.positions[m]];
+            for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+            {
+                const int cj = chunkOfRow[h.deps[d]];
+                if (slabOfChunk[cj] == slabOfChunk[c])
+                {
+                    EXPECT_LT(cj, c) << "row " << i << " depends on a later chunk of its slab";
+                }
+                else
+                {
+                    EXPECT_NE(std::find(waits.begin(), waits.end(), cj), waits.end())
+                        << "row " << i << " does not wait for chunk " << cj;
+                    EXPECT_EQ(s.publish[cj], 1);
+                }
+            }
+        }
+        for (int w : waits)
+        {
+            EXPECT_NE(slabOfChunk[w], slabOfChunk[c]) << "chunk " << c << " waits for its own slab";
+        }
+    }
+}
+
+TEST(LevelSchedule, SlabPartitions)
+{
+    const LduProblem cube = poisson3D(12, 11, 10, 1);
+    const LduProblem bus = readMatrixMarket(dataFile("1138_bus.mtx.gz"));
+    for (const LduProblem* p : {&cube, &bus})
+    {
+        for (int nSlabs : {1, 7, 132, 5000})
+        {
+            checkSlabs(lowerLevelSchedule(p->addressing()), nSlabs);
+            checkSlabs(upperLevelSchedule(p->addressing()), nSlabs);
+        }
+    }
+}
+
 template<class B>
 class SweepTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SweepTest, Backends);
 
-//- The one-launch sweep (GPU) against the level-by-level twin: the same arithmetic
-//  per row, so the same bits, for the factorisations and both sweeps.
+//- The one-launch sweeps (GPU: ticketed chunks; by slabs, the default and 7 slabs) against the
+//  level-by-level twin: the same arithmetic per row, so the same bits, for the factorisations
+//  and both sweeps.
 TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
 {
     using B = TypeParam;
     for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
+    for (int mode : {0, 1, 2})
     {
+        SCOPED_TRACE(mode == 0 ? "ticketed chunks" : mode == 1 ? "7 slabs" : "default slabs");
         LduSystemImpl<B> sys(p.addressing());
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
         auto& M = sys.preconditioners();
-        M.setOneLaunchBlocks(64);
+        if (mode == 0)
+        {
+            M.setOneLaunchBlocks(64);
+        }
+        else
+        {
+            M.setSlabs(mode == 1 ? 7 : -1);
+        }
         const auto& lower = M.lowerSchedule();
         const auto& upper = M.upperSchedule();
         const int n = p.nCells;
