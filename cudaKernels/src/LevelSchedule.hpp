@@ -254,9 +254,10 @@ public:
 private:
     //- The host schedule (GPU backend only): what slab partitions are built from
     HostLevelSchedule host_;
-    //- Slabs of the slab sweep: -1 the backend's default, 0 none (the one-launch or
-    //  level-by-level sweep), > 0 that many
-    int slabs_ = -1;
+    //- Slabs of the slab sweep: 0 none (the default: the ticketed one-launch sweep, or level by
+    //  level), -1 one per multiprocessor, > 0 that many. Measured slower than the ticketed
+    //  sweep (docs/performance.md, "Slab sweep"): kept as the base of a pipelined version.
+    int slabs_ = 0;
     mutable std::unique_ptr<Slabs> slabPartition_;
     mutable int requestedSlabs_ = 0;
 
@@ -376,7 +377,7 @@ public:
         slabs_ = 0;
     }
 
-    //- The GPU sweep by slabs: n slabs, one block each (-1: the backend's default); 0 turns
+    //- The GPU sweep by slabs: n slabs, one block each (-1: one per multiprocessor); 0 turns
     //  the slab sweep off (then setOneLaunchBlocks decides)
     void setSlabs(int n)
     {

@@ -395,7 +395,6 @@ struct GpuBackend
         }
         if (s.slabs() != 0)
         {
-            // default: one slab per multiprocessor
             constexpr int block = 256;
             const auto& p = s.slabPartition(s.slabs() > 0 ? s.slabs() : multiprocessors());
             if (p.nSlabs <= residentBlocks(slabSweepKernel<block, F>, block))

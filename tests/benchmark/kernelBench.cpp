@@ -103,10 +103,11 @@ void laplacian(int n, double bandwidth)
     for (int slabs : {66, 264, -1})
     {
         M.setSlabs(slabs);
-        const std::string what = slabs < 0 ? std::string("DIC apply, slabs, one per SM (default)")
+        const std::string what = slabs < 0 ? std::string("DIC apply, slabs, one per SM")
                                            : "DIC apply, " + std::to_string(slabs) + " slabs";
         row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     }
+    M.setOneLaunchBlocks(-1);
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);
     SolverControls c;

@@ -152,7 +152,7 @@ template<class B>
 class SweepTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SweepTest, Backends);
 
-//- The one-launch sweeps (GPU: ticketed chunks; by slabs, the default and 7 slabs) against the
+//- The one-launch sweeps (GPU: ticketed chunks; by slabs, one per multiprocessor and 7) against the
 //  level-by-level twin: the same arithmetic per row, so the same bits, for the factorisations
 //  and both sweeps.
 TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
@@ -161,7 +161,7 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
     for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
     for (int mode : {0, 1, 2})
     {
-        SCOPED_TRACE(mode == 0 ? "ticketed chunks" : mode == 1 ? "7 slabs" : "default slabs");
+        SCOPED_TRACE(mode == 0 ? "ticketed chunks" : mode == 1 ? "7 slabs" : "a slab per multiprocessor");
         LduSystemImpl<B> sys(p.addressing());
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
