@@ -182,9 +182,12 @@ TEST(ChooseFormat, RuleOfTheMeasurements)
         s.nLongRows = nLong;
         return s;
     };
-    // OpenFOAM hex meshes, 1M and 8M cells: csr
-    EXPECT_EQ(chooseFormat(stats(1000000, 6940000, 4, 7, 0)), MatrixFormat::csr);
-    EXPECT_EQ(chooseFormat(stats(8000000, 55760000, 4, 7, 0)), MatrixFormat::csr);
+    // OpenFOAM hex meshes, 1M and 8M cells: ell
+    EXPECT_EQ(chooseFormat(stats(1000000, 6940000, 4, 7, 0)), MatrixFormat::ell);
+    EXPECT_EQ(chooseFormat(stats(8000000, 55760000, 4, 7, 0)), MatrixFormat::ell);
+    // an OpenFOAM mesh that fits in L2 (the 400-cell cavity, 100k cells): csr
+    EXPECT_EQ(chooseFormat(stats(400, 1920, 3, 5, 0)), MatrixFormat::csr);
+    EXPECT_EQ(chooseFormat(stats(100000, 680000, 4, 7, 0)), MatrixFormat::csr);
     // 19- and 27-point stencils on 100^3: ell
     EXPECT_EQ(chooseFormat(stats(1000000, 18701200, 7, 19, 0)), MatrixFormat::ell);
     EXPECT_EQ(chooseFormat(stats(1000000, 26463592, 8, 27, 0)), MatrixFormat::ell);
