@@ -155,6 +155,21 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
+//- The epoch flags of the one-launch sweeps, as a release/acquire pair at device scope: the
+//  release store orders every write that happens before it (the block's, through its barrier)
+//  before the flag; a thread that reads the flag with the acquire load sees those writes.
+__device__ inline void publishEpoch(int* flag, int epoch)
+{
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" :: "l"(flag), "r"(epoch) : "memory");
+}
+
+__device__ inline int readEpoch(const int* flag)
+{
+    int epoch;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(epoch) : "l"(flag) : "memory");
+    return epoch;
+}
+
 //- Whether a sweep's row functor splits into prefetch(k) (loads that do not depend on the
 //  sweep) and finish(terms) (the rest); then the one-launch sweep prefetches before it waits.
 template<class F, class = void>
@@ -214,12 +229,10 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
         }
         for (int d = chunkDepStart[c] + int(threadIdx.x); d < chunkDepStart[c + 1]; d += Chunk)
         {
-            const volatile int* done = chunkDone + chunkDeps[d];
-            while (*done != epoch)
+            while (readEpoch(chunkDone + chunkDeps[d]) != epoch)
             {
             }
         }
-        __threadfence();
         __syncthreads();
         if (active)
         {
@@ -232,13 +245,11 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
                 f(k);
             }
         }
-        // the block's results, ordered before thread 0's fence by the barrier (fences are
-        // cumulative), out to L2 before the chunk is marked done
+        // the block's results, ordered before thread 0's release by the barrier
         __syncthreads();
         if (threadIdx.x == 0)
         {
-            __threadfence();
-            atomicExch(chunkDone + c, epoch);
+            publishEpoch(chunkDone + c, epoch);
         }
     }
 }
@@ -279,14 +290,9 @@ __global__ void __launch_bounds__(Block) slabSweepKernel(
         const int depEnd = chunkDepStart[c + 1];
         for (int d = depBegin + int(threadIdx.x); d < depEnd; d += Block)
         {
-            const volatile int* done = chunkDone + chunkDeps[d];
-            while (*done != epoch)
+            while (readEpoch(chunkDone + chunkDeps[d]) != epoch)
             {
             }
-        }
-        if (depEnd > depBegin)
-        {
-            __threadfence();
         }
         // the slab's earlier chunks (all threads) and the waits, before this chunk's rows
         __syncthreads();
@@ -310,8 +316,7 @@ __global__ void __launch_bounds__(Block) slabSweepKernel(
             __syncthreads();
             if (threadIdx.x == 0)
             {
-                __threadfence();
-                atomicExch(chunkDone + c, epoch);
+                publishEpoch(chunkDone + c, epoch);
             }
         }
     }

@@ -256,6 +256,31 @@ TYPED_TEST(FormatTest, SolvesEqualCsrInEveryFormat)
                           "triangles PBiCGStab+ILU0");
 }
 
+TYPED_TEST(FormatTest, ProductsEqualCsrOnEveryDataMatrix)
+{
+    using B = TypeParam;
+    for (const char* name : {"1138_bus", "bcsstk13", "bcsstk14", "bcsstk15", "gr_30_30", "nos3", "nos4",
+                             "openfoam_elbow_p0", "openfoam_elbow_Ux0", "orsirr_1", "sherman1", "sherman5",
+                             "west0479"})
+    {
+        const LduProblem p = readMatrixMarket(dataFile(std::string(name) + ".mtx.gz"));
+        LduSystemImpl<B> sys(p.addressing());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+        const std::vector<double> x = randomVector(p.nCells, 21);
+        std::vector<double> csr(p.nCells);
+        sys.setFormat(MatrixFormat::csr);
+        sys.multiply(x.data(), csr.data());
+        EXPECT_EQ(csr, referenceAmul(p, x)) << name;
+        for (MatrixFormat f : convertedFormats)
+        {
+            std::vector<double> y(p.nCells);
+            sys.setFormat(f);
+            sys.multiply(x.data(), y.data());
+            EXPECT_EQ(y, csr) << name << ", format " << formatName(f);
+        }
+    }
+}
+
 TYPED_TEST(FormatTest, AutomaticPicksAConcreteFormatAndNamesRoundTrip)
 {
     using B = TypeParam;
