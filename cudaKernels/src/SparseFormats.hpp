@@ -82,15 +82,42 @@ struct Times32
     }
 };
 
-//- Scatters row i's first terms into ELL slots: term k of row i goes to slot
-//  base(i) + k*stride(i); the rest, if tailStart is given, to the tail at tailStart[i].
+//- Where row i's ELL slots lie: slot k at base + k*stride, k < width. ELL: base i, stride
+//  nRows, one width for all rows; blocked ELL: base sliceStart[i/32] + i%32, stride 32, the
+//  width of the row's slice.
+struct EllRow
+{
+    int base;
+    int stride;
+    int width;
+
+    GPULDU_HD EllRow(int i, int nRows, int ellWidth, const int* sliceStart)
+    :
+        base(i),
+        stride(nRows),
+        width(ellWidth)
+    {
+        if (sliceStart)
+        {
+            base = sliceStart[i/32] + i%32;
+            stride = 32;
+            width = (sliceStart[i/32 + 1] - sliceStart[i/32])/32;
+        }
+    }
+
+    GPULDU_HD int slot(int k) const
+    {
+        return base + k*stride;
+    }
+};
+
+//- Scatters row i's first terms into its ELL slots (EllRow), the rest to the tail at
+//  tailStart[i].
 struct FillRow
 {
     const int* rowStart;
     const int* termCol;
     const int* termSrc;
-    //- ELL: base i, stride nRows, width for all rows
-    //- blocked ELL: base sliceStart[i/32] + i%32, stride 32, width of the slice
     int nRows;
     int width;
     const int* sliceStart;
@@ -103,27 +130,19 @@ struct FillRow
 
     GPULDU_HD void operator()(int i) const
     {
-        int base = i;
-        int stride = nRows;
-        int w = width;
-        if (sliceStart)
-        {
-            base = sliceStart[i/32] + i%32;
-            stride = 32;
-            w = (sliceStart[i/32 + 1] - sliceStart[i/32])/32;
-        }
+        const EllRow slots(i, nRows, width, sliceStart);
         const int len = rowStart[i + 1] - rowStart[i];
         for (int k = 0; k < len; ++k)
         {
             const int p = rowStart[i] + k;
-            if (k < w)
+            if (k < slots.width)
             {
-                ellCol[base + k*stride] = termCol[p];
-                ellSrc[base + k*stride] = termSrc[p];
+                ellCol[slots.slot(k)] = termCol[p];
+                ellSrc[slots.slot(k)] = termSrc[p];
             }
             else
             {
-                const int q = tailStart[i] + k - w;
+                const int q = tailStart[i] + k - slots.width;
                 if (tailRow)
                 {
                     tailRow[q] = i;
@@ -168,34 +187,26 @@ struct FormatSpmvRow
 
     GPULDU_HD void operator()(int i) const
     {
-        int base = i;
-        int stride = nRows;
-        int w = width;
-        if (sliceStart)
-        {
-            base = sliceStart[i/32] + i%32;
-            stride = 32;
-            w = (sliceStart[i/32 + 1] - sliceStart[i/32])/32;
-        }
+        const EllRow slots(i, nRows, width, sliceStart);
         double yi = 0.0;
         int k = 0;
-        for (; k < w; ++k)
+        for (; k < slots.width; ++k)
         {
-            const int c = ellCol[base + k*stride];
+            const int c = ellCol[slots.slot(k)];
             if (c < 0)
             {
                 break;
             }
-            yi += ellVal[base + k*stride]*x[c];
+            yi += ellVal[slots.slot(k)]*x[c];
         }
-        if (k == w && tailStart)
+        if (k == slots.width && tailStart)
         {
             for (int q = tailStart[i]; q < tailStart[i + 1]; ++q)
             {
                 yi += tailVal[q]*x[tailCol[q]];
             }
         }
-        else if (k == w && tailRow)
+        else if (k == slots.width && tailRow)
         {
             int lo = 0;
             int hi = nTail;

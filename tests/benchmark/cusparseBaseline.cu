@@ -4,9 +4,7 @@
 // same matrix in the same run. Both stop on OpenFOAM's residual (sum |r| / normFactor, the same
 // normFactor) at the same tolerance. Usage: gpuLduCusparseBaseline [n] [tolerance]
 
-#include "problems.hpp"
-
-#include <cusparse.h>
+#include "benchSupport.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -14,16 +12,6 @@
 
 using namespace gpuLdu;
 using namespace gpuLdu::test;
-
-#define CUSPARSE_CHECK(call)                                                                       \
-    do                                                                                             \
-    {                                                                                              \
-        const cusparseStatus_t status_ = (call);                                                   \
-        if (status_ != CUSPARSE_STATUS_SUCCESS)                                                    \
-        {                                                                                          \
-            throw Error(std::string(#call) + ": " + cusparseGetErrorString(status_));              \
-        }                                                                                          \
-    } while (0)
 
 using Vec = GpuBackend::Vector<double>;
 using IVec = GpuBackend::Vector<int>;

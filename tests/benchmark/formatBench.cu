@@ -12,9 +12,7 @@
 // band, 1% of the rows with 100 more anywhere).
 // Usage: gpuLduFormatBench [dataDir] [n ...]   (default tests/data, 100 200)
 
-#include "problems.hpp"
-
-#include <cusparse.h>
+#include "benchSupport.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -31,40 +29,10 @@ using Vec = Gpu::Vector<double>;
 namespace
 {
 
-#define CUSPARSE_CHECK(call)                                                                       \
-    do                                                                                             \
-    {                                                                                              \
-        const cusparseStatus_t status_ = (call);                                                   \
-        if (status_ != CUSPARSE_STATUS_SUCCESS)                                                    \
-        {                                                                                          \
-            throw Error(std::string(#call) + ": " + cusparseGetErrorString(status_));              \
-        }                                                                                          \
-    } while (0)
-
 template<class F>
 double medianMs(int reps, const F& f)
 {
-    f();
-    Gpu::synchronize();
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r)
-    {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        Gpu::synchronize();
-        t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size()/2];
-}
-
-double copyBandwidth()
-{
-    const std::size_t n = std::size_t(1) << 27;
-    Vec a(n, 1.0);
-    Vec b(n, 0.0);
-    const double ms = medianMs(5, [&]() { thrust::copy(Gpu::policy(), a.begin(), a.end(), b.begin()); });
-    return 2.0*n*sizeof(double)/(ms*1e-3)/1e12;
+    return bench::medianMs<Gpu>(reps, f);
 }
 
 //- cuSPARSE's CSR SpMV (algorithm alg) on the core's CSR arrays: ms per product
@@ -259,7 +227,7 @@ int main(int argc, char** argv)
     }
     try
     {
-        const double bandwidth = copyBandwidth();
+        const double bandwidth = bench::copyBandwidth<Gpu>();
         std::printf("gpuLduFormatBench: device copy bandwidth %.2f TB/s (read + write)\n", bandwidth);
         for (int n : sizes)
         {

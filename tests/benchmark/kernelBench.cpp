@@ -7,7 +7,7 @@
 //     apply, one PCG+DIC solve
 //  3. PBiCGStab with DILU vs ILU0 on generated and Matrix Market matrices
 
-#include "problems.hpp"
+#include "benchSupport.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -25,30 +25,10 @@ using Bench = CpuBackend;
 template<class F>
 double medianMs(int reps, const F& f)
 {
-    f();
-    Bench::synchronize();
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r)
-    {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        Bench::synchronize();
-        t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size()/2];
+    return bench::medianMs<Bench>(reps, f);
 }
 
 using Vec = Bench::Vector<double>;
-
-double copyBandwidth()
-{
-    const std::size_t n = std::size_t(1) << 27;     // 1 GiB of doubles
-    Vec a(n, 1.0);
-    Vec b(n, 0.0);
-    const double ms = medianMs(5, [&]() { thrust::copy(Bench::policy(), a.begin(), a.end(), b.begin()); });
-    return 2.0*n*sizeof(double)/(ms*1e-3)/1e12;
-}
 
 void laplacian(int n, double bandwidth)
 {
@@ -162,7 +142,7 @@ int main(int argc, char** argv)
     const std::string dataDir = argc > 2 ? argv[2] : GPULDU_TEST_DATA_DIR;
     try
     {
-        const double bandwidth = copyBandwidth();
+        const double bandwidth = bench::copyBandwidth<Bench>();
         std::printf("gpuLduBench, %s backend: device copy bandwidth %.2f TB/s (read + write)\n",
                     Bench::executor == Executor::gpu ? "gpu" : "cpu", bandwidth);
         laplacian(n, bandwidth);

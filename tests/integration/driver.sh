@@ -31,24 +31,8 @@ run()
     status=$?
 }
 
-# expect <description> <condition...>: counts a check
-expect()
-{
-    local what=$1
-    shift
-    if "$@"; then
-        passed=$((passed + 1))
-        echo "PASS $what"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $what (see $log)"
-    fi
-}
-
-logHas()
-{
-    grep -qF -- "$1" "$log"
-}
+# shellcheck source=tests/integration/checks.sh
+. "$here/checks.sh"
 
 # logHasWords <word...>: each as a whole word
 logHasWords()
