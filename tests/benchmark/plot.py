@@ -45,7 +45,7 @@ right.set_ylabel("ms per PCG iteration")
 right.set_title("per iteration, same matrix and tolerance")
 right.legend()
 when = re.search(r"\((\d{4}-\d\d-\d\dT[\d:]+Z), [^,]*(?:, GPU 0: ([^(]+))?", title)
-fig.suptitle(f"{(when.group(2) or 'no GPU').strip()}, {when.group(1)}: native on one core of the same machine",
+fig.suptitle(f"{(when.group(2) or 'no GPU').strip()}, {when.group(1)}: one run, native on one core of the same machine",
              fontsize=9)
 fig.tight_layout()
 fig.savefig(sys.argv[3], dpi=110)
