@@ -88,6 +88,18 @@ void laplacian(int n, double bandwidth)
         row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     }
     M.setOneLaunchBlocks(-1);
+    {
+        // the vector steps of one PCG iteration (Pcg.hpp), each with its reduction's transfer
+        Vec w(x);
+        Vec q(x);
+        Vec z(rows, 0.0);
+        row("PCG: w.r (sum, result to the host)", medianMs(20, [&]() {
+            sys.gSum(detail::Dot{ptr(w), ptr(x)}, Coupling()); }), rows*16.0);
+        row("PCG: p = w + beta p", medianMs(20, [&]() {
+            forEach<Bench>(0, rows, detail::UpdateSearchDirection{ptr(w), ptr(q), 0.5, false}); }), rows*24.0);
+        row("PCG: psi += a p, r -= a w, sum |r|", medianMs(20, [&]() {
+            sys.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y), 1e-3}, Coupling()); }), rows*48.0);
+    }
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);
     SolverControls c;
