@@ -223,6 +223,8 @@ private:
     //- The format of A x and A^T x; the patterns converted so far; A's and A^T's values in
     //  the format in use (A^T's gathered when a loop first needs them after an upload)
     MatrixFormat format_ = MatrixFormat::csr;
+    //- The pattern's row lengths (what the automatic format choice looks at)
+    RowLengthStats rowLengths_;
     std::map<MatrixFormat, std::unique_ptr<FormattedPattern<B>>> patterns_;
     typename FormattedPattern<B>::Values formatted_;
     typename FormattedPattern<B>::Values formattedT_;
@@ -334,7 +336,9 @@ public:
         rA_(addr.nCells),
         wA_(addr.nCells),
         sumA_(addr.nCells)
-    {}
+    {
+        rowLengths_ = gpuLdu::rowLengthStats<B>(n(), A_.rowStart);
+    }
 
     Executor executor() const override
     {
@@ -471,7 +475,7 @@ public:
     {
         if (format == MatrixFormat::automatic)
         {
-            format = chooseFormat(rowLengthStats());
+            format = chooseFormat(rowLengths_);
         }
         if (format != format_)
         {
@@ -492,7 +496,7 @@ public:
 
     RowLengthStats rowLengthStats() const override
     {
-        return gpuLdu::rowLengthStats<B>(n(), A_.rowStart);
+        return rowLengths_;
     }
 
     void multiply(const double* x, double* y) override

@@ -252,14 +252,10 @@ public:
     };
 
 private:
-    //- The host schedule (GPU backend only): what slab partitions are built from
-    HostLevelSchedule host_;
-    //- Slabs of the slab sweep: 0 none (the default: the ticketed one-launch sweep, or level by
-    //  level), -1 one per multiprocessor, > 0 that many. Measured slower than the ticketed
-    //  sweep (docs/performance.md, "Slab sweep"): kept as the base of a pipelined version.
-    int slabs_ = 0;
-    mutable std::unique_ptr<Slabs> slabPartition_;
-    mutable int requestedSlabs_ = 0;
+    //- The slab partition of the slab sweep; none (the default) means the ticketed one-launch
+    //  sweep, or level by level. Measured slower than the ticketed sweep (docs/performance.md,
+    //  "Slab sweep"): kept as the base of a pipelined version.
+    std::unique_ptr<Slabs> slabs_;
 
 public:
     explicit LevelSchedule(const HostLevelSchedule& h)
@@ -268,10 +264,6 @@ public:
         levelStart_(h.levelStart)
     {
         B::upload(ptr(rows_), h.rows.data(), h.rows.size());
-        if (B::executor == Executor::gpu)
-        {
-            host_ = h;
-        }
 
         // chunks: the positions of each level cut into pieces of at most `chunk`
         std::vector<int> begin;
@@ -374,30 +366,24 @@ public:
     void setOneLaunchBlocks(int blocks)
     {
         oneLaunchBlocks_ = blocks;
-        slabs_ = 0;
+        slabs_.reset();
     }
 
-    //- The GPU sweep by slabs: n slabs, one block each (-1: one per multiprocessor); 0 turns
-    //  the slab sweep off (then setOneLaunchBlocks decides)
-    void setSlabs(int n)
+    //- The GPU sweep by (about) n slabs, one block each; h is this schedule on the host. n = 0
+    //  turns the slab sweep off (then setOneLaunchBlocks decides).
+    void setSlabs(int n, const HostLevelSchedule& h)
     {
-        slabs_ = n;
-    }
-
-    int slabs() const
-    {
-        return slabs_;
-    }
-
-    //- The partition into (about) n slabs, built on first use and kept while n stays
-    const Slabs& slabPartition(int n) const
-    {
-        if (!slabPartition_ || requestedSlabs_ != n)
+        slabs_.reset();
+        if (n > 0)
         {
-            slabPartition_ = std::make_unique<Slabs>(gpuLdu::slabPartition(host_, n));
-            requestedSlabs_ = n;
+            slabs_ = std::make_unique<Slabs>(slabPartition(h, n));
         }
-        return *slabPartition_;
+    }
+
+    //- The slab partition in use, or nullptr
+    const Slabs* slabs() const
+    {
+        return slabs_.get();
     }
 
     int oneLaunchBlocks() const

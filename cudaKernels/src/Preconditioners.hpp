@@ -414,11 +414,37 @@ public:
         upper_.setOneLaunchBlocks(blocks);
     }
 
-    //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules
+    //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules: n slabs, -1 one
+    //  per multiprocessor, 0 off. The host schedules are rebuilt from the CSR pattern (its
+    //  upper triangle, row by row, is the LDU addressing in OpenFOAM's face order).
     void setSlabs(int n)
     {
-        lower_.setSlabs(n);
-        upper_.setSlabs(n);
+        if constexpr (B::executor == Executor::gpu)
+        {
+            n = n < 0 ? B::multiprocessors() : n;
+        }
+        if (n == 0)
+        {
+            lower_.setSlabs(0, {});
+            upper_.setSlabs(0, {});
+            return;
+        }
+        const thrust::host_vector<int> rowStart(A_.rowStart);
+        const thrust::host_vector<int> col(A_.col);
+        const thrust::host_vector<int> diagPos(A_.diagPos);
+        std::vector<int> lower;
+        std::vector<int> upper;
+        for (int i = 0; i < A_.nRows; ++i)
+        {
+            for (int p = diagPos[i] + 1; p < rowStart[i + 1]; ++p)
+            {
+                lower.push_back(i);
+                upper.push_back(col[p]);
+            }
+        }
+        const LduAddressingView addr{A_.nRows, int(lower.size()), lower.data(), upper.data()};
+        lower_.setSlabs(std::max(n, 1), lowerLevelSchedule(addr));
+        upper_.setSlabs(std::max(n, 1), upperLevelSchedule(addr));
     }
 
     //- rD of diagonal, DIC or DILU (valid after setup).

@@ -398,16 +398,15 @@ struct GpuBackend
         {
             return;
         }
-        if (s.slabs() != 0)
+        if (const auto* p = s.slabs())
         {
             constexpr int block = 256;
-            const auto& p = s.slabPartition(s.slabs() > 0 ? s.slabs() : multiprocessors());
-            if (p.nSlabs <= residentBlocks(slabSweepKernel<block, F>, block))
+            if (p->nSlabs <= residentBlocks(slabSweepKernel<block, F>, block))
             {
                 auto raw = [](auto& v) { return thrust::raw_pointer_cast(v.data()); };
-                slabSweepKernel<block><<<p.nSlabs, block>>>(
-                    raw(p.slabChunkStart), raw(p.chunkBegin), raw(p.positions), raw(p.depStart),
-                    raw(p.deps), raw(p.publish), raw(p.done), s.nextEpoch(), f);
+                slabSweepKernel<block><<<p->nSlabs, block>>>(
+                    raw(p->slabChunkStart), raw(p->chunkBegin), raw(p->positions), raw(p->depStart),
+                    raw(p->deps), raw(p->publish), raw(p->done), s.nextEpoch(), f);
                 GPULDU_CUDA_CHECK(cudaGetLastError());
                 return;
             }

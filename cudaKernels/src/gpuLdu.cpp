@@ -36,7 +36,7 @@ std::string gpuUnavailableReason()
 namespace
 {
 
-const std::pair<MatrixFormat, const char*> formatNames[] =
+const std::pair<MatrixFormat, const char*> formatTable[] =
 {
     {MatrixFormat::csr, "csr"},
     {MatrixFormat::ell, "ell"},
@@ -50,7 +50,7 @@ const std::pair<MatrixFormat, const char*> formatNames[] =
 
 std::string formatName(MatrixFormat format)
 {
-    for (const auto& [f, name] : formatNames)
+    for (const auto& [f, name] : formatTable)
     {
         if (f == format)
         {
@@ -60,10 +60,20 @@ std::string formatName(MatrixFormat format)
     return "unknown";
 }
 
+std::vector<std::string> formatNames()
+{
+    std::vector<std::string> names;
+    for (const auto& entry : formatTable)
+    {
+        names.push_back(entry.second);
+    }
+    return names;
+}
+
 MatrixFormat formatFromName(const std::string& name)
 {
     std::string valid;
-    for (const auto& [f, word] : formatNames)
+    for (const auto& [f, word] : formatTable)
     {
         if (name == word)
         {

@@ -145,7 +145,7 @@ LduProblem irregular(int nRows)
 void benchmark(const std::string& name, const LduProblem& p, double bandwidth)
 {
     LduSystemImpl<Gpu> sys(p.addressing());
-    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     const CsrMatrix<Gpu>& A = sys.matrix();
     const RowLengthStats s = sys.rowLengthStats();
     const double bytes = A.nnz()*(8.0 + 4) + A.nRows*(8.0 + 8 + 4);

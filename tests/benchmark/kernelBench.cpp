@@ -128,7 +128,7 @@ void diluVersusIlu0(const std::string& dataDir)
         const std::string& name = item.first;
         const LduProblem& p = item.second;
         LduSystemImpl<Bench> sys(p.addressing());
-        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> b = referenceSource(p);
         SolverControls c;
         c.tolerance = 1e-8;

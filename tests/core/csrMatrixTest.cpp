@@ -34,7 +34,7 @@ template<class B>
 void checkAgainstDense(const LduProblem& p)
 {
     LduSystemImpl<B> sys(p.addressing());
-    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     const auto& A = sys.matrix();
     thrust::host_vector<int> rowStart(A.rowStart);
     thrust::host_vector<int> col(A.col);

@@ -204,7 +204,7 @@ template<class B>
 void solveInEveryFormat(const LduProblem& p, KrylovMethod method, Preconditioner precon, const std::string& name)
 {
     LduSystemImpl<B> sys(p.addressing());
-    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     const std::vector<double> b = referenceSource(p);
     SolverControls c;
     c.tolerance = 1e-9;
@@ -236,7 +236,7 @@ void solveInEveryFormat(const LduProblem& p, KrylovMethod method, Preconditioner
     {
         d *= 2;
     }
-    sys.setMatrix(diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+    sys.setMatrix(diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     std::vector<double> ax(p.nCells);
     std::vector<double> ax2(p.nCells);
     sys.multiply(b.data(), ax.data());
@@ -265,7 +265,7 @@ TYPED_TEST(FormatTest, ProductsEqualCsrOnEveryDataMatrix)
     {
         const LduProblem p = readMatrixMarket(dataFile(std::string(name) + ".mtx.gz"));
         LduSystemImpl<B> sys(p.addressing());
-        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> x = randomVector(p.nCells, 21);
         std::vector<double> csr(p.nCells);
         sys.setFormat(MatrixFormat::csr);

@@ -70,7 +70,7 @@ SolveResult solve(const LduProblem& p, std::vector<double>& psi, const std::vect
 {
     ProblemCoupling coupling(p);
     LduSystemImpl<B> sys(p.addressing());
-    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.symmetric() ? nullptr : p.lowerCoeffs.data());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     sys.setInterfaces(coupling.cells(), coupling.sumACorrection);
     return sys.solve(method, psi.data(), b.data(), c, type, coupling);
 }

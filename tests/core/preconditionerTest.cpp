@@ -35,11 +35,6 @@ std::vector<LduProblem> asymmetricProblems()
     };
 }
 
-const double* lowerOf(const LduProblem& p)
-{
-    return p.symmetric() ? nullptr : p.lowerCoeffs.data();
-}
-
 TYPED_TEST(KernelTest, SpmvIsEquivalentToReference)
 {
     for (const LduProblem& p : problems())
@@ -59,7 +54,7 @@ template<class B>
 void checkPreconditioner(const LduProblem& p, Preconditioner type)
 {
     LduSystemImpl<B> sys(p.addressing());
-    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), lowerOf(p));
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     auto& M = sys.preconditioners();
     M.setup(type);
     const ReferencePreconditioner ref(p, type);
@@ -121,7 +116,7 @@ TYPED_TEST(KernelTest, TmulIsEquivalentToReference)
     for (const LduProblem& p : asymmetricProblems())
     {
         LduSystemImpl<TypeParam> sys(p.addressing());
-        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), lowerOf(p));
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> x = randomVector(p.nCells, 11);
         typename TypeParam::template Vector<double> dx(x.begin(), x.end());
         typename TypeParam::template Vector<double> dy(p.nCells, -12345.0);

@@ -85,6 +85,12 @@ struct LduProblem
     {
         return symmetric() ? upperCoeffs : lowerCoeffs;
     }
+
+    //- The lower coefficients as LduSystem::setMatrix takes them: nullptr when symmetric
+    const double* lowerOrNull() const
+    {
+        return symmetric() ? nullptr : lowerCoeffs.data();
+    }
 };
 
 //- 7-point Laplacian-like matrix on an nx*ny*nz grid in natural order with random positive

@@ -71,6 +71,9 @@ enum class MatrixFormat
 //- The keyword of a format: csr, ell, blockedEll, hyb, hec, auto
 std::string formatName(MatrixFormat format);
 
+//- The keywords of all formats, in the order above
+std::vector<std::string> formatNames();
+
 //- The format of a keyword; throws Error naming the valid keywords.
 MatrixFormat formatFromName(const std::string& name);
 

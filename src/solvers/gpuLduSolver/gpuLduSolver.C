@@ -97,20 +97,9 @@ gpuLdu::MatrixFormat Foam::gpuLduSolver::matrixFormat() const
     catch (const gpuLdu::Error&)
     {
         wordList valid;
-        for
-        (
-            const gpuLdu::MatrixFormat f
-          : {
-                gpuLdu::MatrixFormat::csr,
-                gpuLdu::MatrixFormat::ell,
-                gpuLdu::MatrixFormat::blockedEll,
-                gpuLdu::MatrixFormat::hyb,
-                gpuLdu::MatrixFormat::hec,
-                gpuLdu::MatrixFormat::automatic
-            }
-        )
+        for (const std::string& keyword : gpuLdu::formatNames())
         {
-            valid.append(word(gpuLdu::formatName(f)));
+            valid.append(word(keyword));
         }
         FatalIOErrorInFunction(controlDict_)
             << "Unknown matrixFormat " << name << " for field " << fieldName_
