@@ -224,6 +224,9 @@ private:
     mutable int epoch_ = 0;
     //- Blocks of the one-launch sweep: -1 the default, 0 one launch per level
     int oneLaunchBlocks_ = -1;
+    //- Whether the one-launch sweep of a row functor that waits on values (WaitsOnValues) does
+    //  so, instead of waiting on chunk flags
+    bool valueWaits_ = true;
 
 public:
     //- The slab partition on the backend (see HostSlabs), with the epoch flags of its chunks
@@ -389,6 +392,18 @@ public:
     int oneLaunchBlocks() const
     {
         return oneLaunchBlocks_;
+    }
+
+    //- The GPU one-launch sweep of a functor that waits on values: without flags (true, the
+    //  default) or with the chunk flags like every other functor (false)
+    void setValueWaits(bool on)
+    {
+        valueWaits_ = on;
+    }
+
+    bool valueWaits() const
+    {
+        return valueWaits_;
     }
 
     //- f(k) for every position k of the rows array, level after level, as the backend does it

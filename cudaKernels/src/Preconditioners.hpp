@@ -25,6 +25,17 @@ namespace gpuLdu
 namespace detail
 {
 
+struct Fill
+{
+    double* x;
+    double value;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        x[i] = value;
+    }
+};
+
 struct Copy
 {
     const double* r;
@@ -115,19 +126,25 @@ GPULDU_HD inline void gatherTerms(SweepRowTerms& t, int first, int end, int step
 }
 
 //- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order;
-//  x is read fresh (other rows of the sweep wrote it)
+//  x is read fresh (other rows of the sweep wrote it), all terms' loads issued before the first
+//  is waited for (waitReady: a no-op unless the sweep writes notReady ahead of its rows)
 template<bool Quotient, class Row>
 GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row)
 {
+    double xs[SweepRowTerms::maxTerms];
+    for (int m = 0; m < t.nTerms; ++m)
+    {
+        xs[m] = loadRelaxed(&x[t.col[m]]);
+    }
     double acc = t.start;
     for (int m = 0; m < t.nTerms; ++m)
     {
-        const double xj = loadFresh(&x[t.col[m]]);
+        const double xj = waitReady(&x[t.col[m]], xs[m]);
         acc -= Quotient ? t.coeff[m]/xj : t.coeff[m]*xj;
     }
     for (int p = t.rest; p != t.restEnd; p += t.step)
     {
-        const double xj = loadFresh(&x[col[p]]);
+        const double xj = waitReady(&x[col[p]], loadRelaxed(&x[col[p]]));
         acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
     }
     return acc;
@@ -171,13 +188,16 @@ struct DicFactorRow
     }
 };
 
-//- One row of a DIC/DILU sweep.
-//  forward  (Upper = false): w[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*w[j]
-//  backward (Upper = true):  w[i] = w[i] - sum_upper rD[i]*A[i][j]*w[j], by descending column
-//  (w[i] comes from the forward sweep, an earlier launch, so it is prefetched too.)
+//- One row of a DIC/DILU sweep, from in to out:
+//  forward  (Upper = false): y[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*y[j]
+//  backward (Upper = true):  w[i] = y[i] - sum_upper rD[i]*A[i][j]*w[j], by descending column
+//  out holds notReady until its rows are written (Preconditioners::sweeps fills it), so that the
+//  GPU's rows can wait on the values themselves (valueWaitSweepKernel).
 template<bool Upper, bool Transposed>
 struct SweepRow
 {
+    static constexpr bool waitsOnValues = true;
+
     const int* rows;
     const int* rowStart;
     const int* col;
@@ -185,9 +205,10 @@ struct SweepRow
     const int* transpose;
     const double* val;
     const double* rD;
-    //- The right-hand side (forward sweep only)
-    const double* r;
-    double* w;
+    //- forward: r; backward: y (an earlier launch wrote it)
+    const double* in;
+    //- forward: y; backward: w
+    double* out;
 
     GPULDU_HD double coefficient(int i, int p) const
     {
@@ -198,7 +219,7 @@ struct SweepRow
     {
         SweepRowTerms t;
         t.i = rows[k];
-        t.start = Upper ? loadFresh(&w[t.i]) : rD[t.i]*r[t.i];
+        t.start = Upper ? loadFresh(&in[t.i]) : rD[t.i]*in[t.i];
         t.divisor = 1;
         if (Upper)
         {
@@ -213,7 +234,7 @@ struct SweepRow
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        w[t.i] = subtractTerms<false>(t, w, col, *this);
+        storeRelaxed(&out[t.i], subtractTerms<false>(t, out, col, *this));
     }
 
     GPULDU_HD void operator()(int k) const
@@ -340,6 +361,8 @@ class Preconditioners
     LevelSchedule<B> lower_;
     LevelSchedule<B> upper_;
     typename B::template Vector<double> rD_;
+    //- The forward sweep's result (DIC/DILU)
+    mutable typename B::template Vector<double> y_;
     //- ILU0 factors L (strictly lower, unit diagonal implied) and U, in A's pattern
     typename B::template Vector<double> lu_;
     Preconditioner type_ = Preconditioner::none;
@@ -358,13 +381,17 @@ class Preconditioners
         }
         else
         {
-            // About 110 B/row: val, col, rD, r, w, each read about once per sweep.
+            // About 120 B/row: val, col, rD, r, y, w, each read or written about once per sweep,
+            // and y and w filled with notReady first (coalesced)
+            const int n = A_.nRows;
+            forEach<B>(0, n, detail::Fill{ptr(y_), notReady()});
             lower_.sweep(detail::LowerSweepRow<Transposed>{
                 lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(A_.val), ptr(rD_), r, w});
+                ptr(A_.transpose), ptr(A_.val), ptr(rD_), r, ptr(y_)});
+            forEach<B>(0, n, detail::Fill{w, notReady()});
             upper_.sweep(detail::UpperSweepRow<Transposed>{
                 upper_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(A_.val), ptr(rD_), nullptr, w});
+                ptr(A_.transpose), ptr(A_.val), ptr(rD_), ptr(y_), w});
         }
     }
 
@@ -394,7 +421,8 @@ public:
         A_(A),
         lower_(lowerLevelSchedule(addr)),
         upper_(upperLevelSchedule(addr)),
-        rD_(A.nRows)
+        rD_(A.nRows),
+        y_(A.nRows)
     {}
 
     const LevelSchedule<B>& lowerSchedule() const
@@ -412,6 +440,13 @@ public:
     {
         lower_.setOneLaunchBlocks(blocks);
         upper_.setOneLaunchBlocks(blocks);
+    }
+
+    //- Whether the GPU's DIC/DILU sweeps wait on the values (LevelSchedule::setValueWaits)
+    void setValueWaits(bool on)
+    {
+        lower_.setValueWaits(on);
+        upper_.setValueWaits(on);
     }
 
     //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules: n slabs, -1 one

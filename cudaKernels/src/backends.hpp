@@ -47,6 +47,70 @@ GPULDU_HD inline double loadFresh(const double* p)
 #endif
 }
 
+//- What an output of the value-waiting sweeps holds until its row is written: a signalling NaN
+//  with a payload of its own. Arithmetic never produces it (its NaNs are quiet).
+constexpr unsigned long long notReadyBits = 0x7ff4'0000'dead'beefULL;
+
+GPULDU_HD inline double notReady()
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double(static_cast<long long>(notReadyBits));
+#else
+    double v;
+    std::memcpy(&v, &notReadyBits, sizeof v);
+    return v;
+#endif
+}
+
+GPULDU_HD inline bool isReady(double v)
+{
+#ifdef __CUDA_ARCH__
+    return static_cast<unsigned long long>(__double_as_longlong(v)) != notReadyBits;
+#else
+    unsigned long long bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits != notReadyBits;
+#endif
+}
+
+//- A value of the sweep in progress, as loadFresh, for waitReady below
+GPULDU_HD inline double loadRelaxed(const double* p)
+{
+#ifdef __CUDA_ARCH__
+    double v;
+    asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+#else
+    return *p;
+#endif
+}
+
+//- v, loaded from p, once it is ready: on the GPU another warp may still be computing that row
+//  (of an earlier level), so p is read again until it no longer holds notReady. On the host rows
+//  run in level order and v is returned as it is (a bug would show as a NaN, never a hang).
+GPULDU_HD inline double waitReady(const double* p, double v)
+{
+#ifdef __CUDA_ARCH__
+    while (!isReady(v))
+    {
+        v = loadRelaxed(p);
+    }
+#else
+    (void)p;
+#endif
+    return v;
+}
+
+//- A sweep's result, where warps of the same launch wait for it (waitReady)
+GPULDU_HD inline void storeRelaxed(double* p, double v)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("st.relaxed.gpu.global.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory");
+#else
+    *p = v;
+#endif
+}
+
 //- Host execution through Thrust's sequential CPP system: sums are taken in index order, like
 //  OpenFOAM's own loops.
 struct CpuBackend
@@ -184,6 +248,51 @@ GPULDU_HD int prefetchOf(const F&, long);
 
 template<class F>
 struct HasPrefetch<F, std::void_t<decltype(std::declval<const F&>().prefetch(0))>> : std::true_type {};
+
+//- Whether a sweep's row functor waits for the values it reads (waitReady), so that the sweep
+//  needs no other synchronisation (F::waitsOnValues)
+template<class F, class = void>
+struct WaitsOnValues : std::false_type {};
+
+template<class F>
+struct WaitsOnValues<F, std::enable_if_t<F::waitsOnValues>> : std::true_type {};
+
+//- A whole level-scheduled sweep in one launch, for row functors that wait on the values they
+//  read. Each warp takes a ticket for 32 positions of a chunk, in level order, so a warp only
+//  ever waits for rows of warps that took their tickets before it (running, or done): no
+//  deadlock, and no barrier or flag anywhere. Measured slower (docs/performance.md): more rows
+//  per thread (they wait one after the other, and the next level waits for the last of them),
+//  and a fixed round-robin of positions over the warps instead of tickets.
+template<int Chunk, class F>
+__global__ void __launch_bounds__(Chunk) valueWaitSweepKernel(
+    int nChunks,
+    const int* chunkBegin,
+    int* ticket,
+    F f
+)
+{
+    constexpr int ticketsPerChunk = Chunk/32;
+    const int lane = int(threadIdx.x) % 32;
+    for (;;)
+    {
+        int t = 0;
+        if (lane == 0)
+        {
+            t = atomicAdd(ticket, 1);
+        }
+        t = __shfl_sync(0xffffffffu, t, 0);
+        const int c = t/ticketsPerChunk;
+        if (c >= nChunks)
+        {
+            return;
+        }
+        const int k = chunkBegin[c] + 32*(t % ticketsPerChunk) + lane;
+        if (k < chunkBegin[c + 1])
+        {
+            f(k);
+        }
+    }
+}
 
 //- A whole level-scheduled sweep in one launch. The schedule's positions are cut into chunks
 //  (one thread each position), in level order. Blocks take chunks by ticket, so a chunk only
@@ -423,6 +532,17 @@ struct GpuBackend
         const int wanted = s.oneLaunchBlocks() > 0
             ? s.oneLaunchBlocks()
             : std::clamp(4*s.nChunks()/std::max(1, s.nLevels()), sms, 2*sms);
+        if constexpr (WaitsOnValues<F>::value)
+        {
+            if (s.valueWaits())
+            {
+                const auto kernel = valueWaitSweepKernel<chunk, F>;
+                const int blocks = std::min({s.nChunks(), wanted, residentBlocks(kernel, chunk)});
+                kernel<<<blocks, chunk>>>(s.nChunks(), s.chunkBegin(), s.ticket(), f);
+                GPULDU_CUDA_CHECK(cudaGetLastError());
+                return;
+            }
+        }
         const int blocks = std::min(
             {s.nChunks(), wanted, residentBlocks(persistentSweepKernel<chunk, F>, chunk)});
         persistentSweepKernel<chunk><<<blocks, chunk>>>(

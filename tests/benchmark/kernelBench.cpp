@@ -44,7 +44,7 @@ void laplacian(int n, double bandwidth)
 
     // bytes each must move at least once (fp64 values, int32 indices)
     const double spmvBytes = nnz*(8 + 4) + rows*(8.0 + 8 + 4 + 4);
-    const double sweepBytes = nnz*(8 + 4) + rows*(8.0*4 + 4*3);   // val, col; rD, r, w (read+write); rows, rowStart, diagPos
+    const double sweepBytes = nnz*(8 + 4) + rows*(8.0*4 + 4*3);   // val, col; rD, in, out, next; rows, rowStart, diagPos
     auto row = [&](const char* what, double ms, double bytes)
     {
         std::printf("%-44s %10.4f ms %8.2f GB/s %6.1f%% of copy\n", what, ms, bytes/(ms*1e-3)/1e9,
@@ -72,14 +72,21 @@ void laplacian(int n, double bandwidth)
     row("DIC factor (slabs, one per SM)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
     M.setOneLaunchBlocks(0);
     row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    M.setOneLaunchBlocks(-1);
-    row("DIC apply, one launch, default blocks", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    for (int blocks : {132, 264, 528})
+    const bool defaultWaits = M.lowerSchedule().valueWaits();
+    for (bool values : {false, true})
     {
-        M.setOneLaunchBlocks(blocks);
-        const std::string what = "DIC apply, one launch, <= " + std::to_string(blocks) + " blocks";
-        row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+        M.setValueWaits(values);
+        const std::string how = values ? "DIC apply, waits on values, " : "DIC apply, waits on flags, ";
+        M.setOneLaunchBlocks(-1);
+        row((how + "default blocks").c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+        for (int blocks : {132, 264, 528})
+        {
+            M.setOneLaunchBlocks(blocks);
+            const std::string what = how + "<= " + std::to_string(blocks) + " blocks";
+            row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+        }
     }
+    M.setValueWaits(defaultWaits);
     for (int slabs : {66, 264, -1})
     {
         M.setSlabs(slabs);

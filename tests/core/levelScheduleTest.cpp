@@ -4,6 +4,8 @@
 #include "testSupport.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace gpuLdu::test
 {
@@ -152,53 +154,66 @@ template<class B>
 class SweepTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SweepTest, Backends);
 
-//- The one-launch sweeps (GPU: ticketed chunks; by slabs, one per multiprocessor and 7) against the
-//  level-by-level twin: the same arithmetic per row, so the same bits, for the factorisations
-//  and both sweeps.
+//- The one-launch sweeps (GPU: ticketed chunks waiting on values, or on chunk flags; by slabs,
+//  7 and one per multiprocessor) against the level-by-level twin: the same arithmetic per row,
+//  so the same bits, for the factorisations and both sweeps.
 TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
 {
     using B = TypeParam;
-    for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
-    for (int mode : {0, 1, 2})
+    using Vector = typename B::template Vector<double>;
+    const auto countNotReady = [](const Vector& v)
     {
-        SCOPED_TRACE(mode == 0 ? "ticketed chunks" : mode == 1 ? "7 slabs" : "a slab per multiprocessor");
+        const std::vector<double> h = toHost(v);
+        return std::count_if(h.begin(), h.end(), [](double x) { return !isReady(x); });
+    };
+    for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
+    for (int mode : {0, 1, 2, 3})
+    {
+        SCOPED_TRACE(mode == 0 ? "chunks waiting on flags" : mode == 1 ? "chunks waiting on values"
+                     : mode == 2 ? "7 slabs" : "a slab per multiprocessor");
         LduSystemImpl<B> sys(p.addressing());
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
         auto& M = sys.preconditioners();
-        if (mode == 0)
+        if (mode < 2)
         {
             M.setOneLaunchBlocks(64);
+            M.setValueWaits(mode == 1);
         }
         else
         {
-            M.setSlabs(mode == 1 ? 7 : -1);
+            M.setSlabs(mode == 2 ? 7 : -1);
         }
         const auto& lower = M.lowerSchedule();
         const auto& upper = M.upperSchedule();
         const int n = p.nCells;
-        typename B::template Vector<double> d1(n);
-        typename B::template Vector<double> d2(n);
+        Vector d1(n);
+        Vector d2(n);
         lower.sweep(detail::DicFactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
                                          ptr(A.transpose), ptr(A.val), ptr(d1)});
         lower.sweepByLevel(detail::DicFactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
                                                 ptr(A.transpose), ptr(A.val), ptr(d2)});
         EXPECT_EQ(toHost(d1), toHost(d2));
 
+        // DIC sweeps r -> y -> w, each into a vector filled with notReady
         const std::vector<double> r = randomVector(n, 6);
-        typename B::template Vector<double> dr(r.begin(), r.end());
-        typename B::template Vector<double> w1(n, -1.0);
-        typename B::template Vector<double> w2(n, -2.0);
+        Vector dr(r.begin(), r.end());
+        Vector y1(n, notReady());
+        Vector y2(n, notReady());
+        Vector w1(n, notReady());
+        Vector w2(n, notReady());
         lower.sweep(detail::LowerSweepRow<false>{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                 ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(w1)});
+                                                 ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(y1)});
         lower.sweepByLevel(detail::LowerSweepRow<false>{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                        ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(w2)});
-        EXPECT_EQ(toHost(w1), toHost(w2));
+                                                        ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(y2)});
+        EXPECT_EQ(toHost(y1), toHost(y2));
+        EXPECT_EQ(countNotReady(y1), 0);
         upper.sweep(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                ptr(A.transpose), ptr(A.val), ptr(d1), nullptr, ptr(w1)});
+                                                ptr(A.transpose), ptr(A.val), ptr(d1), ptr(y1), ptr(w1)});
         upper.sweepByLevel(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                       ptr(A.transpose), ptr(A.val), ptr(d1), nullptr, ptr(w2)});
+                                                       ptr(A.transpose), ptr(A.val), ptr(d1), ptr(y2), ptr(w2)});
         EXPECT_EQ(toHost(w1), toHost(w2));
+        EXPECT_EQ(countNotReady(w1), 0);
 
         typename B::template Vector<double> lu1(A.val);
         typename B::template Vector<double> lu2(A.val);
@@ -206,6 +221,33 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
         lower.sweepByLevel(detail::Ilu0FactorRow{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(lu2)});
         EXPECT_EQ(toHost(lu1), toHost(lu2));
         EXPECT_GT(lower.nChunks(), lower.nLevels());
+    }
+}
+
+struct Times
+{
+    double* x;
+    double s;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        x[i] *= s;
+    }
+};
+
+//- notReady is a value no arithmetic gives back, even from notReady itself (on either backend)
+TYPED_TEST(SweepTest, NotReadyIsNoResultOfArithmetic)
+{
+    using B = TypeParam;
+    EXPECT_FALSE(isReady(notReady()));
+    EXPECT_TRUE(isReady(std::numeric_limits<double>::quiet_NaN()));
+    EXPECT_TRUE(isReady(0.0));
+    typename B::template Vector<double> x(4, notReady());
+    forEach<B>(0, 4, Times{ptr(x), 2.0});
+    for (double v : toHost(x))
+    {
+        EXPECT_TRUE(std::isnan(v));
+        EXPECT_TRUE(isReady(v));
     }
 }
 
