@@ -44,7 +44,7 @@ void laplacian(int n, double bandwidth)
 
     // bytes each must move at least once (fp64 values, int32 indices)
     const double spmvBytes = nnz*(8 + 4) + rows*(8.0 + 8 + 4 + 4);
-    const double sweepBytes = nnz*(8 + 4) + rows*(8.0*4 + 4*3);   // val, col; rD, in, out, next; rows, rowStart, diagPos
+    const double sweepBytes = nnz*(8 + 4) + rows*(8.0*4 + 4*3);   // val, col; rD, in, out, out's notReady fill; rows, rowStart, diagPos
     auto row = [&](const char* what, double ms, double bytes)
     {
         std::printf("%-44s %10.4f ms %8.2f GB/s %6.1f%% of copy\n", what, ms, bytes/(ms*1e-3)/1e9,
