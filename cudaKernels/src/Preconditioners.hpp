@@ -19,22 +19,19 @@
 #include "CsrMatrix.hpp"
 #include "LevelSchedule.hpp"
 
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/host_vector.h>
+#include <thrust/reduce.h>
+
+#include <algorithm>
+#include <limits>
+
 namespace gpuLdu
 {
 
 namespace detail
 {
-
-struct Fill
-{
-    double* x;
-    double value;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        x[i] = value;
-    }
-};
 
 struct Copy
 {
@@ -108,39 +105,97 @@ struct SweepRowTerms
     int col[maxTerms];
 };
 
-//- The terms of row positions first, first + step, ... (up to end, exclusive), in that order:
-//  row.coefficient(i, p) and the column of p
-template<class Row>
-GPULDU_HD inline void gatherTerms(SweepRowTerms& t, int first, int end, int step, const int* col, const Row& row)
+//- Where the terms of row i of a sweep lie in the CSR matrix: the lower ones by ascending
+//  column (forward), the upper ones by descending column (backward); term m is at
+//  first + m*step, for m < count.
+template<bool Upper>
+struct RowTerms
 {
-    int p = first;
-    t.nTerms = 0;
-    for (; p != end && t.nTerms < SweepRowTerms::maxTerms; p += step, ++t.nTerms)
+    int first;
+    int count;
+    static constexpr int step = Upper ? -1 : 1;
+
+    GPULDU_HD RowTerms(const int* rowStart, const int* diagPos, int i)
+    :
+        first(Upper ? rowStart[i + 1] - 1 : rowStart[i]),
+        count(Upper ? rowStart[i + 1] - 1 - diagPos[i] : diagPos[i] - rowStart[i])
+    {}
+
+    GPULDU_HD int position(int m) const
     {
-        t.coeff[t.nTerms] = row.coefficient(t.i, p);
-        t.col[t.nTerms] = col[p];
+        return first + m*step;
     }
-    t.rest = p;
-    t.restEnd = end;
-    t.step = step;
+};
+
+//- The first maxTerms terms of a row (RowTerms), in their order: row.coefficient(i, p) and the
+//  column of p; the rest are left to subtractTerms. The loops run over maxTerms, so that the
+//  terms stay in registers (an index known only at run time would put them in local memory).
+template<bool Upper, class Row>
+GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const RowTerms<Upper>& terms, const int* col, const Row& row)
+{
+    t.nTerms = terms.count < SweepRowTerms::maxTerms ? terms.count : SweepRowTerms::maxTerms;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    {
+        if (m < t.nTerms)
+        {
+            t.coeff[m] = row.coefficient(t.i, terms.position(m));
+            t.col[m] = col[terms.position(m)];
+        }
+    }
+    t.rest = terms.position(t.nTerms);
+    t.restEnd = terms.position(terms.count);
+    t.step = terms.step;
 }
 
 //- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order;
-//  x is read fresh (other rows of the sweep wrote it), all terms' loads issued before the first
-//  is waited for (waitReady: a no-op unless the sweep writes notReady ahead of its rows)
+//  x is read fresh (other rows of the sweep wrote it). On the GPU the sweep may have written
+//  notReady ahead of its rows (a value-waiting sweep): then all terms not yet ready are read
+//  again together until every one is. On the host rows run in level order: a notReady there
+//  would be a bug, and shows as a NaN in the result, never as a hang.
 template<bool Quotient, class Row>
 GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row)
 {
-    double xs[SweepRowTerms::maxTerms];
-    for (int m = 0; m < t.nTerms; ++m)
+    double xs[SweepRowTerms::maxTerms] = {};
+    bool ready = true;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
     {
-        xs[m] = loadRelaxed(&x[t.col[m]]);
+        if (m < t.nTerms)
+        {
+            xs[m] = loadRelaxed(&x[t.col[m]]);
+            ready = ready && isReady(xs[m]);
+        }
     }
-    double acc = t.start;
-    for (int m = 0; m < t.nTerms; ++m)
+#ifdef __CUDA_ARCH__
+    while (!ready)
     {
-        const double xj = waitReady(&x[t.col[m]], xs[m]);
-        acc -= Quotient ? t.coeff[m]/xj : t.coeff[m]*xj;
+        ready = true;
+#pragma unroll
+        for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+        {
+            if (m < t.nTerms && !isReady(xs[m]))
+            {
+                xs[m] = loadRelaxed(&x[t.col[m]]);
+                ready = ready && isReady(xs[m]);
+            }
+        }
+    }
+#endif
+    double acc = t.start;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    {
+        if (m < t.nTerms)
+        {
+            acc -= Quotient ? t.coeff[m]/xs[m] : t.coeff[m]*xs[m];
+        }
     }
     for (int p = t.rest; p != t.restEnd; p += t.step)
     {
@@ -173,7 +228,7 @@ struct DicFactorRow
         t.i = rows[k];
         t.start = val[diagPos[t.i]];
         t.divisor = 1;
-        gatherTerms(t, rowStart[t.i], diagPos[t.i], 1, col, *this);
+        gatherTerms(t, RowTerms<false>(rowStart, diagPos, t.i), col, *this);
         return t;
     }
 
@@ -188,9 +243,67 @@ struct DicFactorRow
     }
 };
 
+//- The pattern of a DIC/DILU sweep packed in the order the sweep takes its rows (the positions k
+//  of its level schedule): the row's number of terms, and the columns of its first `width` terms
+//  at slot m*n + k, so that the threads of a warp read them coalesced. Terms past the width are
+//  read from the CSR matrix.
+template<bool Upper>
+struct PackPattern
+{
+    const int* rows;
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    int n;
+    int width;
+    int* count;
+    int* packedCol;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        const RowTerms<Upper> terms(rowStart, diagPos, rows[k]);
+        count[k] = terms.count;
+        for (int m = 0; m < width && m < terms.count; ++m)
+        {
+            packedCol[m*n + k] = col[terms.position(m)];
+        }
+    }
+};
+
+//- The numeric part, per set-up: rD of the row at position k, and the coefficients
+//  rD[i]*A[i][j] (of A^T when Transposed) of its packed terms
+template<bool Upper, bool Transposed>
+struct PackCoefficients
+{
+    const int* rows;
+    const int* rowStart;
+    const int* diagPos;
+    const int* transpose;
+    const double* val;
+    const double* rD;
+    int n;
+    int width;
+    double* packedRD;
+    double* packedCoeff;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        const int i = rows[k];
+        const RowTerms<Upper> terms(rowStart, diagPos, i);
+        packedRD[k] = rD[i];
+        for (int m = 0; m < width && m < terms.count; ++m)
+        {
+            packedCoeff[m*n + k] = rD[i]*entry<Transposed>(val, transpose, terms.position(m));
+        }
+    }
+};
+
 //- One row of a DIC/DILU sweep, from in to out:
 //  forward  (Upper = false): y[i] = rD[i]*r[i] - sum_lower rD[i]*A[i][j]*y[j]
 //  backward (Upper = true):  w[i] = y[i] - sum_upper rD[i]*A[i][j]*w[j], by descending column
+//  The terms come packed in the sweep's order (PackPattern, PackCoefficients): a thread reaches
+//  the values it waits on in two dependent loads (its terms, then the values) instead of four
+//  (row, row extent, terms, values).
 //  out holds notReady until its rows are written (Preconditioners::sweeps fills it), so that the
 //  GPU's rows can wait on the values themselves (valueWaitSweepKernel).
 template<bool Upper, bool Transposed>
@@ -199,6 +312,13 @@ struct SweepRow
     static constexpr bool waitsOnValues = true;
 
     const int* rows;
+    int n;
+    int width;
+    const int* count;
+    const int* packedCol;
+    const double* packedCoeff;
+    const double* packedRD;
+    //- The CSR matrix, for the terms past the width
     const int* rowStart;
     const int* col;
     const int* diagPos;
@@ -219,15 +339,29 @@ struct SweepRow
     {
         SweepRowTerms t;
         t.i = rows[k];
-        t.start = Upper ? loadFresh(&in[t.i]) : rD[t.i]*in[t.i];
+        const int c = count[k];
+        t.start = Upper ? loadFresh(&in[t.i]) : packedRD[k]*in[t.i];
         t.divisor = 1;
-        if (Upper)
+        t.nTerms = c < width ? c : width;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
         {
-            gatherTerms(t, rowStart[t.i + 1] - 1, diagPos[t.i], -1, col, *this);
+            if (m < t.nTerms)
+            {
+                t.coeff[m] = packedCoeff[m*n + k];
+                t.col[m] = packedCol[m*n + k];
+            }
         }
-        else
+        t.step = RowTerms<Upper>::step;
+        t.rest = 0;
+        t.restEnd = 0;
+        if (c > width)
         {
-            gatherTerms(t, rowStart[t.i], diagPos[t.i], 1, col, *this);
+            const RowTerms<Upper> terms(rowStart, diagPos, t.i);
+            t.rest = terms.position(width);
+            t.restEnd = terms.position(c);
         }
         return t;
     }
@@ -242,12 +376,6 @@ struct SweepRow
         finish(prefetch(k));
     }
 };
-
-template<bool Transposed>
-using LowerSweepRow = SweepRow<false, Transposed>;
-
-template<bool Transposed>
-using UpperSweepRow = SweepRow<true, Transposed>;
 
 //- One row of the zero-fill ILU (IKJ order): for each lower entry k of row i by ascending
 //  column, l_ik = a_ik/u_kk, then a_ij -= l_ik*u_kj for the entries j > k of row i that row k
@@ -317,14 +445,7 @@ struct Ilu0SweepRow
         t.i = rows[k];
         t.start = Upper ? loadFresh(&w[t.i]) : r[t.i];
         t.divisor = divides ? lu[diagPos[t.i]] : 1;
-        if (Upper)
-        {
-            gatherTerms(t, rowStart[t.i + 1] - 1, diagPos[t.i], -1, col, *this);
-        }
-        else
-        {
-            gatherTerms(t, rowStart[t.i], diagPos[t.i], 1, col, *this);
-        }
+        gatherTerms(t, RowTerms<Upper>(rowStart, diagPos, t.i), col, *this);
         return t;
     }
 
@@ -357,15 +478,83 @@ struct CopyValues
 template<class B>
 class Preconditioners
 {
+    template<class T>
+    using Vector = typename B::template Vector<T>;
+
+    //- A DIC/DILU sweep's terms packed in its order (detail::PackPattern, PackCoefficients);
+    //  the coefficients of M (Transposed = 0) and M^T (1) are packed when first used after a
+    //  set-up
+    struct PackedSweep
+    {
+        int width = 0;
+        Vector<int> count;
+        Vector<int> col;
+        mutable Vector<double> rD;
+        mutable Vector<double> coeff[2];
+        mutable bool packed[2] = {false, false};
+    };
+
     const CsrMatrix<B>& A_;
     LevelSchedule<B> lower_;
     LevelSchedule<B> upper_;
-    typename B::template Vector<double> rD_;
+    Vector<double> rD_;
     //- The forward sweep's result (DIC/DILU)
-    mutable typename B::template Vector<double> y_;
+    mutable Vector<double> y_;
     //- ILU0 factors L (strictly lower, unit diagonal implied) and U, in A's pattern
-    typename B::template Vector<double> lu_;
+    Vector<double> lu_;
     Preconditioner type_ = Preconditioner::none;
+    PackedSweep forward_;
+    PackedSweep backward_;
+
+    //- Each sweep's terms packed, as many per row as the widest row has, at most maxWidth
+    void packPatterns(int maxWidth)
+    {
+        packPattern<false>(forward_, lower_, maxWidth);
+        packPattern<true>(backward_, upper_, maxWidth);
+    }
+
+    template<bool Upper>
+    void packPattern(PackedSweep& s, const LevelSchedule<B>& schedule, int maxWidth)
+    {
+        const int n = A_.nRows;
+        s.count.resize(n);
+        s.rD.resize(n);
+        s.packed[0] = s.packed[1] = false;
+        const auto pack = [&](int width)
+        {
+            forEach<B>(0, n, detail::PackPattern<Upper>{
+                schedule.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), n, width,
+                ptr(s.count), ptr(s.col)});
+        };
+        pack(0);
+        const int widest = thrust::reduce(B::policy(), s.count.begin(), s.count.end(), 0, thrust::maximum<int>());
+        // slots are indexed m*n + k in int
+        s.width = std::min({widest, maxWidth, std::numeric_limits<int>::max()/std::max(n, 1)});
+        s.col.resize(std::size_t(s.width)*n);
+        pack(s.width);
+    }
+
+    //- The row functor of one DIC/DILU sweep, in -> out, its coefficients packed first if
+    //  this set-up has not yet
+    template<bool Upper, bool Transposed>
+    detail::SweepRow<Upper, Transposed> sweepRow(const double* in, double* out) const
+    {
+        const PackedSweep& s = Upper ? backward_ : forward_;
+        const LevelSchedule<B>& schedule = Upper ? upper_ : lower_;
+        const int n = A_.nRows;
+        Vector<double>& coeff = s.coeff[Transposed];
+        if (!s.packed[Transposed])
+        {
+            coeff.resize(std::size_t(s.width)*n);
+            forEach<B>(0, n, detail::PackCoefficients<Upper, Transposed>{
+                schedule.rows(), ptr(A_.rowStart), ptr(A_.diagPos), ptr(A_.transpose),
+                ptr(A_.val), ptr(rD_), n, s.width, ptr(s.rD), ptr(coeff)});
+            s.packed[Transposed] = true;
+        }
+        return {schedule.rows(), n, s.width, ptr(s.count), ptr(s.col), ptr(coeff), ptr(s.rD),
+                ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.transpose), ptr(A_.val),
+                ptr(rD_), in, out};
+    }
 
     template<bool Transposed>
     void sweeps(double* w, const double* r) const
@@ -381,17 +570,13 @@ class Preconditioners
         }
         else
         {
-            // About 120 B/row: val, col, rD, r, y, w, each read or written about once per sweep,
-            // and y and w filled with notReady first (coalesced)
+            // y and w filled with notReady first (coalesced), then each sweep reads per row
+            // (hexahedra: 3 terms) the row, count, columns, coefficients, and writes its value
             const int n = A_.nRows;
-            forEach<B>(0, n, detail::Fill{ptr(y_), notReady()});
-            lower_.sweep(detail::LowerSweepRow<Transposed>{
-                lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(A_.val), ptr(rD_), r, ptr(y_)});
-            forEach<B>(0, n, detail::Fill{w, notReady()});
-            upper_.sweep(detail::UpperSweepRow<Transposed>{
-                upper_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
-                ptr(A_.transpose), ptr(A_.val), ptr(rD_), ptr(y_), w});
+            thrust::fill_n(B::policy(), ptr(y_), n, notReady());
+            lower_.sweep(forwardSweep<Transposed>(r, ptr(y_)));
+            thrust::fill_n(B::policy(), w, n, notReady());
+            upper_.sweep(backwardSweep<Transposed>(ptr(y_), w));
         }
     }
 
@@ -423,7 +608,30 @@ public:
         upper_(upperLevelSchedule(addr)),
         rD_(A.nRows),
         y_(A.nRows)
-    {}
+    {
+        packPatterns(detail::SweepRowTerms::maxTerms);
+    }
+
+    //- The row functors of the DIC/DILU sweeps, r -> y (forward) and y -> w (backward); valid
+    //  after set-up with DIC or DILU
+    template<bool Transposed>
+    detail::SweepRow<false, Transposed> forwardSweep(const double* r, double* y) const
+    {
+        return sweepRow<false, Transposed>(r, y);
+    }
+
+    template<bool Transposed>
+    detail::SweepRow<true, Transposed> backwardSweep(const double* y, double* w) const
+    {
+        return sweepRow<true, Transposed>(y, w);
+    }
+
+    //- At most this many terms per row packed for the DIC/DILU sweeps (the default, and the
+    //  most: SweepRowTerms::maxTerms); the rest are read from the CSR matrix
+    void setPackedWidth(int width)
+    {
+        packPatterns(std::max(0, std::min(width, int(detail::SweepRowTerms::maxTerms))));
+    }
 
     const LevelSchedule<B>& lowerSchedule() const
     {
@@ -483,13 +691,13 @@ public:
     }
 
     //- rD of diagonal, DIC or DILU (valid after setup).
-    const typename B::template Vector<double>& rD() const
+    const Vector<double>& rD() const
     {
         return rD_;
     }
 
     //- The ILU0 factors (valid after setup with ILU0).
-    const typename B::template Vector<double>& lu() const
+    const Vector<double>& lu() const
     {
         return lu_;
     }
@@ -512,6 +720,8 @@ public:
                     lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
                     ptr(A_.transpose), ptr(A_.val), ptr(rD_)});
                 forEach<B>(0, n, detail::Invert{ptr(rD_)});
+                forward_.packed[0] = forward_.packed[1] = false;
+                backward_.packed[0] = backward_.packed[1] = false;
                 break;
             case Preconditioner::ILU0:
                 lu_.resize(A_.nnz());

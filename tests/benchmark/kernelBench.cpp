@@ -44,7 +44,9 @@ void laplacian(int n, double bandwidth)
 
     // bytes each must move at least once (fp64 values, int32 indices)
     const double spmvBytes = nnz*(8 + 4) + rows*(8.0 + 8 + 4 + 4);
-    const double sweepBytes = nnz*(8 + 4) + rows*(8.0*4 + 4*3);   // val, col; rD, in, out, out's notReady fill; rows, rowStart, diagPos
+    // per sweep: the packed terms' coefficients and columns (half the off-diagonals); per row rD,
+    // in, out, out's notReady fill, the row and its count
+    const double sweepBytes = 0.5*(nnz - rows)*(8 + 4) + rows*(8.0*4 + 4*2);
     auto row = [&](const char* what, double ms, double bytes)
     {
         std::printf("%-44s %10.4f ms %8.2f GB/s %6.1f%% of copy\n", what, ms, bytes/(ms*1e-3)/1e9,
@@ -79,7 +81,7 @@ void laplacian(int n, double bandwidth)
         const std::string how = values ? "DIC apply, waits on values, " : "DIC apply, waits on flags, ";
         M.setOneLaunchBlocks(-1);
         row((how + "default blocks").c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-        for (int blocks : {132, 264, 528})
+        for (int blocks : {66, 100, 132, 264, 528})
         {
             M.setOneLaunchBlocks(blocks);
             const std::string what = how + "<= " + std::to_string(blocks) + " blocks";
@@ -87,6 +89,12 @@ void laplacian(int n, double bandwidth)
         }
     }
     M.setValueWaits(defaultWaits);
+    M.setOneLaunchBlocks(-1);
+    row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
+        M.setup(Preconditioner::DIC); M.apply(ptr(y), ptr(x)); }), nnz*(8 + 8 + 4) + rows*8.0 + 2*sweepBytes);
+    M.setPackedWidth(0);
+    row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    M.setPackedWidth(detail::SweepRowTerms::maxTerms);
     for (int slabs : {66, 264, -1})
     {
         M.setSlabs(slabs);

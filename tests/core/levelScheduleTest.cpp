@@ -195,25 +195,34 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
                                                 ptr(A.transpose), ptr(A.val), ptr(d2)});
         EXPECT_EQ(toHost(d1), toHost(d2));
 
-        // DIC sweeps r -> y -> w, each into a vector filled with notReady
+        // DILU sweeps r -> y -> w, each into a vector filled with notReady; the terms packed
+        // as wide as the widest row, and 1 wide (the rest from the CSR matrix)
+        M.setup(Preconditioner::DILU);
         const std::vector<double> r = randomVector(n, 6);
-        Vector dr(r.begin(), r.end());
-        Vector y1(n, notReady());
-        Vector y2(n, notReady());
-        Vector w1(n, notReady());
-        Vector w2(n, notReady());
-        lower.sweep(detail::LowerSweepRow<false>{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                 ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(y1)});
-        lower.sweepByLevel(detail::LowerSweepRow<false>{lower.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                        ptr(A.transpose), ptr(A.val), ptr(d1), ptr(dr), ptr(y2)});
-        EXPECT_EQ(toHost(y1), toHost(y2));
-        EXPECT_EQ(countNotReady(y1), 0);
-        upper.sweep(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                ptr(A.transpose), ptr(A.val), ptr(d1), ptr(y1), ptr(w1)});
-        upper.sweepByLevel(detail::UpperSweepRow<true>{upper.rows(), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos),
-                                                       ptr(A.transpose), ptr(A.val), ptr(d1), ptr(y2), ptr(w2)});
-        EXPECT_EQ(toHost(w1), toHost(w2));
-        EXPECT_EQ(countNotReady(w1), 0);
+        const Vector dr(r.begin(), r.end());
+        std::vector<double> wPacked;
+        for (int width : {8, 1})
+        {
+            SCOPED_TRACE("packed width " + std::to_string(width));
+            M.setPackedWidth(width);
+            Vector y1(n, notReady());
+            Vector y2(n, notReady());
+            Vector w1(n, notReady());
+            Vector w2(n, notReady());
+            lower.sweep(M.template forwardSweep<false>(ptr(dr), ptr(y1)));
+            lower.sweepByLevel(M.template forwardSweep<false>(ptr(dr), ptr(y2)));
+            EXPECT_EQ(toHost(y1), toHost(y2));
+            EXPECT_EQ(countNotReady(y1), 0);
+            upper.sweep(M.template backwardSweep<true>(ptr(y1), ptr(w1)));
+            upper.sweepByLevel(M.template backwardSweep<true>(ptr(y2), ptr(w2)));
+            EXPECT_EQ(toHost(w1), toHost(w2));
+            EXPECT_EQ(countNotReady(w1), 0);
+            if (wPacked.empty())
+            {
+                wPacked = toHost(w1);
+            }
+            EXPECT_EQ(toHost(w1), wPacked);
+        }
 
         typename B::template Vector<double> lu1(A.val);
         typename B::template Vector<double> lu2(A.val);
