@@ -150,13 +150,14 @@ GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const RowTerms<Upper>& terms
     t.step = terms.step;
 }
 
-//- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order;
-//  x is read fresh (other rows of the sweep wrote it). On the GPU the sweep may have written
-//  notReady ahead of its rows (a value-waiting sweep): then all terms not yet ready are read
-//  again together until every one is. On the host rows run in level order: a notReady there
-//  would be a bug, and shows as a NaN in the result, never as a hang.
-template<bool Quotient, class Row>
-GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row)
+//- result(start - sum of coefficient*x[col]) (or coefficient/x[col]), over the terms in their
+//  order; x is read fresh (other rows of the sweep wrote it). On the GPU the sweep may have
+//  written notReady ahead of its rows (a value-waiting sweep): then the terms not yet ready are
+//  read again, all together, and each thread finishes its row as soon as its own terms are
+//  ready, without waiting for the other threads of its warp. On the host rows run in level
+//  order: a notReady there would be a bug, and shows as a NaN in the result, never as a hang.
+template<bool Quotient, class Row, class Result>
+GPULDU_HD inline void subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
 {
     double xs[SweepRowTerms::maxTerms] = {};
     bool ready = true;
@@ -171,38 +172,51 @@ GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, c
             ready = ready && isReady(xs[m]);
         }
     }
-#ifdef __CUDA_ARCH__
-    while (!ready)
+    const auto finish = [&]()
     {
-        ready = true;
+        double acc = t.start;
+#ifdef __CUDA_ARCH__
 #pragma unroll
+#endif
         for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
         {
-            if (m < t.nTerms && !isReady(xs[m]))
+            if (m < t.nTerms)
             {
-                xs[m] = loadRelaxed(&x[t.col[m]]);
-                ready = ready && isReady(xs[m]);
+                acc -= Quotient ? t.coeff[m]/xs[m] : t.coeff[m]*xs[m];
+            }
+        }
+        for (int p = t.rest; p != t.restEnd; p += t.step)
+        {
+            const double xj = waitReady(&x[col[p]], loadRelaxed(&x[col[p]]));
+            acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
+        }
+        result(acc);
+    };
+#ifdef __CUDA_ARCH__
+    for (bool done = false; !done;)
+    {
+        if (ready)
+        {
+            finish();
+            done = true;
+        }
+        else
+        {
+            ready = true;
+#pragma unroll
+            for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+            {
+                if (m < t.nTerms && !isReady(xs[m]))
+                {
+                    xs[m] = loadRelaxed(&x[t.col[m]]);
+                    ready = ready && isReady(xs[m]);
+                }
             }
         }
     }
+#else
+    finish();
 #endif
-    double acc = t.start;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
-    {
-        if (m < t.nTerms)
-        {
-            acc -= Quotient ? t.coeff[m]/xs[m] : t.coeff[m]*xs[m];
-        }
-    }
-    for (int p = t.rest; p != t.restEnd; p += t.step)
-    {
-        const double xj = waitReady(&x[col[p]], loadRelaxed(&x[col[p]]));
-        acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
-    }
-    return acc;
 }
 
 //- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
@@ -234,7 +248,8 @@ struct DicFactorRow
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        d[t.i] = subtractTerms<true>(t, d, col, *this);
+        double* di = &d[t.i];
+        subtractTerms<true>(t, d, col, *this, [di](double v) { *di = v; });
     }
 
     GPULDU_HD void operator()(int k) const
@@ -368,7 +383,8 @@ struct SweepRow
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        storeRelaxed(&out[t.i], subtractTerms<false>(t, out, col, *this));
+        double* wi = &out[t.i];
+        subtractTerms<false>(t, out, col, *this, [wi](double v) { storeRelaxed(wi, v); });
     }
 
     GPULDU_HD void operator()(int k) const
@@ -451,8 +467,9 @@ struct Ilu0SweepRow
 
     GPULDU_HD void finish(const SweepRowTerms& t) const
     {
-        const double wi = subtractTerms<false>(t, w, col, *this);
-        w[t.i] = divides ? wi/t.divisor : wi;
+        double* wi = &w[t.i];
+        const double divisor = t.divisor;
+        subtractTerms<false>(t, w, col, *this, [wi, divisor](double v) { *wi = divides ? v/divisor : v; });
     }
 
     GPULDU_HD void operator()(int k) const
