@@ -103,6 +103,9 @@ struct SweepRowTerms
     double divisor;
     double coeff[maxTerms];
     int col[maxTerms];
+    //- The values at the terms' columns as last read (readTerms), and whether all are ready
+    double x[maxTerms];
+    bool ready;
 };
 
 //- Where the terms of row i of a sweep lie in the CSR matrix: the lower ones by ascending
@@ -150,17 +153,13 @@ GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const RowTerms<Upper>& terms
     t.step = terms.step;
 }
 
-//- result(start - sum of coefficient*x[col]) (or coefficient/x[col]), over the terms in their
-//  order; x is read fresh (other rows of the sweep wrote it). On the GPU the sweep may have
-//  written notReady ahead of its rows (a value-waiting sweep): then the terms not yet ready are
-//  read again, all together, and each thread finishes its row as soon as its own terms are
-//  ready, without waiting for the other threads of its warp. On the host rows run in level
-//  order: a notReady there would be a bug, and shows as a NaN in the result, never as a hang.
-template<bool Quotient, class Row, class Result>
-GPULDU_HD inline void subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
+//- Reads the values at the terms' columns (other rows of the sweep write them: read fresh).
+//  On the GPU a value-waiting sweep writes notReady ahead of its rows; on the host rows run in
+//  level order, so the values are ready (a notReady there would be a bug, and shows as a NaN in
+//  the result, never as a hang).
+GPULDU_HD inline void readTerms(SweepRowTerms& t, const double* x)
 {
-    double xs[SweepRowTerms::maxTerms] = {};
-    bool ready = true;
+    t.ready = true;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -168,55 +167,74 @@ GPULDU_HD inline void subtractTerms(const SweepRowTerms& t, const double* x, con
     {
         if (m < t.nTerms)
         {
-            xs[m] = loadRelaxed(&x[t.col[m]]);
-            ready = ready && isReady(xs[m]);
+            t.x[m] = loadRelaxed(&x[t.col[m]]);
+            t.ready = t.ready && isReady(t.x[m]);
         }
     }
-    const auto finish = [&]()
-    {
-        double acc = t.start;
+#ifndef __CUDA_ARCH__
+    t.ready = true;
+#endif
+}
+
+//- Reads again, all together, the values that were not ready
+GPULDU_HD inline void rereadTerms(SweepRowTerms& t, const double* x)
+{
+    t.ready = true;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-        for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    {
+        if (m < t.nTerms && !isReady(t.x[m]))
         {
-            if (m < t.nTerms)
-            {
-                acc -= Quotient ? t.coeff[m]/xs[m] : t.coeff[m]*xs[m];
-            }
+            t.x[m] = loadRelaxed(&x[t.col[m]]);
+            t.ready = t.ready && isReady(t.x[m]);
         }
-        for (int p = t.rest; p != t.restEnd; p += t.step)
-        {
-            const double xj = waitReady(&x[col[p]], loadRelaxed(&x[col[p]]));
-            acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
-        }
-        result(acc);
-    };
+    }
+}
+
+//- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order,
+//  once readTerms found them ready (the terms past maxTerms are waited for one by one)
+template<bool Quotient, class Row>
+GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row)
+{
+    double acc = t.start;
 #ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    {
+        if (m < t.nTerms)
+        {
+            acc -= Quotient ? t.coeff[m]/t.x[m] : t.coeff[m]*t.x[m];
+        }
+    }
+    for (int p = t.rest; p != t.restEnd; p += t.step)
+    {
+        const double xj = waitReady(&x[col[p]], loadRelaxed(&x[col[p]]));
+        acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
+    }
+    return acc;
+}
+
+//- result(subtractTerms) once the values are ready: each thread finishes its row in the pass
+//  where its own values arrive, without waiting for the other threads of its warp
+template<bool Quotient, class Row, class Result>
+GPULDU_HD inline void finishTerms(SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
+{
+    readTerms(t, x);
     for (bool done = false; !done;)
     {
-        if (ready)
+        if (t.ready)
         {
-            finish();
+            result(subtractTerms<Quotient>(t, x, col, row));
             done = true;
         }
         else
         {
-            ready = true;
-#pragma unroll
-            for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
-            {
-                if (m < t.nTerms && !isReady(xs[m]))
-                {
-                    xs[m] = loadRelaxed(&x[t.col[m]]);
-                    ready = ready && isReady(xs[m]);
-                }
-            }
+            rereadTerms(t, x);
         }
     }
-#else
-    finish();
-#endif
 }
 
 //- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
@@ -246,10 +264,10 @@ struct DicFactorRow
         return t;
     }
 
-    GPULDU_HD void finish(const SweepRowTerms& t) const
+    GPULDU_HD void finish(SweepRowTerms t) const
     {
         double* di = &d[t.i];
-        subtractTerms<true>(t, d, col, *this, [di](double v) { *di = v; });
+        finishTerms<true>(t, d, col, *this, [di](double v) { *di = v; });
     }
 
     GPULDU_HD void operator()(int k) const
@@ -381,10 +399,31 @@ struct SweepRow
         return t;
     }
 
-    GPULDU_HD void finish(const SweepRowTerms& t) const
+    //- The value-waiting sweep's steps (valueWaitSweepKernel): read the values, then, until
+    //  it returns true, tryFinish (read the late values again; finish once all are there)
+    GPULDU_HD void read(SweepRowTerms& t) const
     {
-        double* wi = &out[t.i];
-        subtractTerms<false>(t, out, col, *this, [wi](double v) { storeRelaxed(wi, v); });
+        readTerms(t, out);
+    }
+
+    GPULDU_HD bool tryFinish(SweepRowTerms& t) const
+    {
+        if (!t.ready)
+        {
+            rereadTerms(t, out);
+        }
+        if (t.ready)
+        {
+            storeRelaxed(&out[t.i], subtractTerms<false>(t, out, col, *this));
+        }
+        return t.ready;
+    }
+
+    GPULDU_HD void finish(SweepRowTerms t) const
+    {
+        read(t);
+        while (!tryFinish(t))
+        {}
     }
 
     GPULDU_HD void operator()(int k) const
@@ -465,11 +504,11 @@ struct Ilu0SweepRow
         return t;
     }
 
-    GPULDU_HD void finish(const SweepRowTerms& t) const
+    GPULDU_HD void finish(SweepRowTerms t) const
     {
         double* wi = &w[t.i];
         const double divisor = t.divisor;
-        subtractTerms<false>(t, w, col, *this, [wi, divisor](double v) { *wi = divides ? v/divisor : v; });
+        finishTerms<false>(t, w, col, *this, [wi, divisor](double v) { *wi = divides ? v/divisor : v; });
     }
 
     GPULDU_HD void operator()(int k) const

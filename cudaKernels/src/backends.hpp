@@ -260,9 +260,11 @@ struct WaitsOnValues<F, std::enable_if_t<F::waitsOnValues>> : std::true_type {};
 //- A whole level-scheduled sweep in one launch, for row functors that wait on the values they
 //  read. Each warp takes a ticket for 32 positions of a chunk, in level order, so a warp only
 //  ever waits for rows of warps that took their tickets before it (running, or done): no
-//  deadlock, and no barrier or flag anywhere. Measured slower (docs/performance.md): more rows
-//  per thread (they wait one after the other, and the next level waits for the last of them),
-//  and a fixed round-robin of positions over the warps instead of tickets.
+//  deadlock, and no barrier or flag anywhere. A thread reads its row's values, then reads the
+//  late ones again until all are there, and finishes its row in that pass (F::read, tryFinish):
+//  it does not wait for the other threads of its warp. Measured slower (docs/performance.md):
+//  2 or 4 rows per thread (waited for in turn, or polled together), two tickets per warp, a
+//  fixed round-robin of positions over the warps instead of tickets, a sleep between polls.
 template<int Chunk, class F>
 __global__ void __launch_bounds__(Chunk) valueWaitSweepKernel(
     int nChunks,
@@ -289,7 +291,10 @@ __global__ void __launch_bounds__(Chunk) valueWaitSweepKernel(
         const int k = chunkBegin[c] + 32*(t % ticketsPerChunk) + lane;
         if (k < chunkBegin[c + 1])
         {
-            f(k);
+            auto terms = f.prefetch(k);
+            f.read(terms);
+            while (!f.tryFinish(terms))
+            {}
         }
     }
 }
