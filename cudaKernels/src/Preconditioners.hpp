@@ -399,6 +399,26 @@ struct SweepRow
         return t;
     }
 
+    //- Asks L2 for what prefetch(k) will load, ahead of time (valueWaitSweepKernel)
+    GPULDU_HD void prefetchL2(int k) const
+    {
+#ifdef __CUDA_ARCH__
+        if (k < n)
+        {
+            asm volatile("prefetch.global.L2 [%0];" :: "l"(rows + k));
+            asm volatile("prefetch.global.L2 [%0];" :: "l"(count + k));
+            asm volatile("prefetch.global.L2 [%0];" :: "l"(packedRD + k));
+            for (int m = 0; m < width; ++m)
+            {
+                asm volatile("prefetch.global.L2 [%0];" :: "l"(packedCol + m*n + k));
+                asm volatile("prefetch.global.L2 [%0];" :: "l"(packedCoeff + m*n + k));
+            }
+        }
+#else
+        (void)k;
+#endif
+    }
+
     //- The value-waiting sweep's steps (valueWaitSweepKernel): read the values, then, until
     //  it returns true, tryFinish (read the late values again; finish once all are there)
     GPULDU_HD void read(SweepRowTerms& t) const

@@ -262,7 +262,8 @@ struct WaitsOnValues<F, std::enable_if_t<F::waitsOnValues>> : std::true_type {};
 //  ever waits for rows of warps that took their tickets before it (running, or done): no
 //  deadlock, and no barrier or flag anywhere. A thread reads its row's values, then reads the
 //  late ones again until all are there, and finishes its row in that pass (F::read, tryFinish):
-//  it does not wait for the other threads of its warp. Measured slower (docs/performance.md):
+//  it does not wait for the other threads of its warp. Each ticket also asks L2 for the packed
+//  terms of positions about two rounds of the grid ahead. Measured slower (docs/performance.md):
 //  2 or 4 rows per thread (waited for in turn, or polled together), two tickets per warp, a
 //  fixed round-robin of positions over the warps instead of tickets, a sleep between polls.
 template<int Chunk, class F>
@@ -289,6 +290,12 @@ __global__ void __launch_bounds__(Chunk) valueWaitSweepKernel(
             return;
         }
         const int k = chunkBegin[c] + 32*(t % ticketsPerChunk) + lane;
+        // the positions about two rounds of the grid ahead, into L2 (one lane per 32-byte sector
+        // of the 8-byte arrays)
+        if (lane % 4 == 0)
+        {
+            f.prefetchL2(k + 2*int(gridDim.x*blockDim.x));
+        }
         if (k < chunkBegin[c + 1])
         {
             auto terms = f.prefetch(k);
