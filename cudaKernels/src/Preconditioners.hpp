@@ -86,9 +86,10 @@ GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
     return Transposed ? val[transpose[p]] : val[p];
 }
 
-//- The part of a sweep row that does not depend on other rows of the sweep, loaded before
-//  the row waits for its level (GPU one-launch sweep): the row, its start value and up to
-//  maxTerms coefficients with their columns. Longer rows finish the rest directly.
+//- One row of a sweep in progress: what does not depend on other rows of the sweep, loaded
+//  before the row waits (prefetch: the row, its start value and up to maxTerms coefficients
+//  with their columns; longer rows read the rest at the end, subtractTerms), and the values at
+//  those columns as the wait reads them (readTerms, rereadTerms).
 struct SweepRowTerms
 {
     static constexpr int maxTerms = 8;
