@@ -105,22 +105,19 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
 }
 
 //- The slab partition of a schedule (the GPU's slab sweep): the rows cut into nSlabs ranges of
-//  consecutive row numbers, each slab's positions in level order and cut into chunks, one per
-//  level the slab has rows in. A chunk waits for the chunks of other slabs that hold its rows'
-//  dependencies (deps); dependencies inside the slab are met by the slab's own order.
+//  consecutive row numbers, numbered in the sweep's direction (a row only depends on rows of its
+//  own slab or of slabs with lower numbers), each slab's rows cut into chunks, one per level it
+//  has rows in, in level order. The rows of a level are in ascending order in the schedule, so
+//  a chunk is a run of consecutive positions: chunkFirst, and its size from chunkBegin.
 struct HostSlabs
 {
     int nSlabs = 0;
     //- nSlabs + 1 offsets into the chunks
     std::vector<int> slabChunkStart;
-    //- nChunks + 1 offsets into positions
+    //- nChunks + 1 offsets: chunk c holds chunkBegin[c + 1] - chunkBegin[c] positions
     std::vector<int> chunkBegin;
-    //- Positions of the level-sorted rows array, slab after slab
-    std::vector<int> positions;
-    std::vector<int> depStart;
-    std::vector<int> deps;
-    //- 1 where a chunk of another slab waits for this chunk
-    std::vector<int> publish;
+    //- The first position (of the level-sorted rows array) of each chunk
+    std::vector<int> chunkFirst;
 
     int nChunks() const
     {
@@ -132,73 +129,89 @@ inline HostSlabs slabPartition(const HostLevelSchedule& h, int nSlabs)
 {
     const int n = int(h.rows.size());
     const int size = std::max(1, (n + std::max(1, nSlabs) - 1)/std::max(1, nSlabs));
-    auto slabOf = [size](int row) { return row/size; };
     HostSlabs s;
     s.nSlabs = (n + size - 1)/size;
+    // the backward sweep's rows depend on higher rows: its slabs are numbered from the top
+    bool descending = false;
+    for (int i = 0; i < n && !descending; ++i)
+    {
+        descending = h.depStart[i] < h.depStart[i + 1] && h.deps[h.depStart[i]] > i;
+    }
+    const int nSlabsAll = s.nSlabs;
+    auto slabOf = [=](int row) { return descending ? nSlabsAll - 1 - row/size : row/size; };
 
-    // positions grouped by slab, in level order within a slab (a stable counting sort)
-    std::vector<int> slabStart(s.nSlabs + 1, 0);
-    for (int k = 0; k < n; ++k)
-    {
-        ++slabStart[slabOf(h.rows[k]) + 1];
-    }
-    for (int b = 0; b < s.nSlabs; ++b)
-    {
-        slabStart[b + 1] += slabStart[b];
-    }
-    std::vector<int> next(slabStart.begin(), slabStart.end() - 1);
-    s.positions.resize(n);
-    for (int k = 0; k < n; ++k)
-    {
-        s.positions[next[slabOf(h.rows[k])]++] = k;
-    }
-
-    // chunks: each slab's positions cut where the level changes
-    std::vector<int> levelOf(n);
+    // each slab's runs of positions per level, the slabs in order, a slab's levels ascending
+    std::vector<std::vector<std::pair<int, int>>> runs(s.nSlabs);
     for (int l = 0; l < h.nLevels(); ++l)
     {
-        std::fill(levelOf.begin() + h.levelStart[l], levelOf.begin() + h.levelStart[l + 1], l);
+        for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; ++k)
+        {
+            auto& r = runs[slabOf(h.rows[k])];
+            if (k == h.levelStart[l] || r.empty() || r.back().first + r.back().second != k)
+            {
+                r.push_back({k, 0});
+            }
+            ++r.back().second;
+        }
     }
-    std::vector<int> chunkOfRow(n);
     s.slabChunkStart.push_back(0);
-    for (int b = 0; b < s.nSlabs; ++b)
+    s.chunkBegin.push_back(0);
+    for (const auto& slab : runs)
     {
-        for (int m = slabStart[b]; m < slabStart[b + 1]; ++m)
+        for (const auto& [first, count] : slab)
         {
-            if (m == slabStart[b] || levelOf[s.positions[m]] != levelOf[s.positions[m - 1]])
-            {
-                s.chunkBegin.push_back(m);
-            }
-            chunkOfRow[h.rows[s.positions[m]]] = int(s.chunkBegin.size()) - 1;
+            s.chunkFirst.push_back(first);
+            s.chunkBegin.push_back(s.chunkBegin.back() + count);
         }
-        s.slabChunkStart.push_back(int(s.chunkBegin.size()));
-    }
-    s.chunkBegin.push_back(n);
-
-    // each chunk's dependencies in other slabs
-    s.depStart.push_back(0);
-    s.publish.assign(s.nChunks(), 0);
-    for (int c = 0; c < s.nChunks(); ++c)
-    {
-        const std::size_t first = s.deps.size();
-        for (int m = s.chunkBegin[c]; m < s.chunkBegin[c + 1]; ++m)
-        {
-            const int i = h.rows[s.positions[m]];
-            for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
-            {
-                const int j = h.deps[d];
-                if (slabOf(j) != slabOf(i))
-                {
-                    s.deps.push_back(chunkOfRow[j]);
-                    s.publish[chunkOfRow[j]] = 1;
-                }
-            }
-        }
-        std::sort(s.deps.begin() + first, s.deps.end());
-        s.deps.erase(std::unique(s.deps.begin() + first, s.deps.end()), s.deps.end());
-        s.depStart.push_back(int(s.deps.size()));
+        s.slabChunkStart.push_back(int(s.chunkFirst.size()));
     }
     return s;
+}
+
+//- Where the slab sweep finds each packed term's value: a block of `block` threads keeps the
+//  values of its slab's last `depth` chunks in shared memory, chunk c's row t (t < block) at
+//  (c % depth)*block + t. For term m of position k (the packed layout, m*n + k; count[k] terms,
+//  the first width of them packed at columns packedCol), its slot there, or -1: a row of
+//  another slab, of a chunk depth or more back, or past the block's width in its chunk.
+inline std::vector<int> slabSlots(const HostLevelSchedule& h, const HostSlabs& s, const std::vector<int>& count,
+                                  const std::vector<int>& packedCol, int width, int block, int depth)
+{
+    const int n = int(h.rows.size());
+    std::vector<int> chunkOf(n);
+    std::vector<int> offset(n);
+    std::vector<int> slabOf(s.nChunks());
+    for (int b = 0; b < s.nSlabs; ++b)
+    {
+        for (int c = s.slabChunkStart[b]; c < s.slabChunkStart[b + 1]; ++c)
+        {
+            slabOf[c] = b;
+            for (int t = 0; t < s.chunkBegin[c + 1] - s.chunkBegin[c]; ++t)
+            {
+                chunkOf[s.chunkFirst[c] + t] = c;
+                offset[s.chunkFirst[c] + t] = t;
+            }
+        }
+    }
+    std::vector<int> position(n);
+    for (int k = 0; k < n; ++k)
+    {
+        position[h.rows[k]] = k;
+    }
+    std::vector<int> slot(std::size_t(width)*n, -1);
+    for (int k = 0; k < n; ++k)
+    {
+        const int c = chunkOf[k];
+        for (int m = 0; m < std::min(width, count[k]); ++m)
+        {
+            const int kj = position[packedCol[std::size_t(m)*n + k]];
+            const int cj = chunkOf[kj];
+            if (slabOf[cj] == slabOf[c] && c - cj < depth && offset[kj] < block)
+            {
+                slot[std::size_t(m)*n + k] = (cj % depth)*block + offset[kj];
+            }
+        }
+    }
+    return slot;
 }
 
 //- A schedule with its rows on the backend, and cut into chunks of positions for the
@@ -209,6 +222,9 @@ class LevelSchedule
 public:
     //- Positions per chunk (threads per block of the one-launch sweep)
     static constexpr int chunk = 128;
+    //- Threads per block of the slab sweep, and its chunks kept in shared memory (slabSlots)
+    static constexpr int slabBlock = 256;
+    static constexpr int slabDepth = 4;
 
 private:
     typename B::template Vector<int> rows_;
@@ -229,35 +245,30 @@ private:
     bool valueWaits_ = true;
 
 public:
-    //- The slab partition on the backend (see HostSlabs), with the epoch flags of its chunks
+    //- The slab partition on the backend (see HostSlabs)
     struct Slabs
     {
         int nSlabs = 0;
         typename B::template Vector<int> slabChunkStart;
         typename B::template Vector<int> chunkBegin;
-        typename B::template Vector<int> positions;
-        typename B::template Vector<int> depStart;
-        typename B::template Vector<int> deps;
-        typename B::template Vector<int> publish;
-        mutable typename B::template Vector<int> done;
+        typename B::template Vector<int> chunkFirst;
+        //- slabSlots of the packed terms, or empty: every value read from memory
+        typename B::template Vector<int> slot;
 
-        explicit Slabs(const HostSlabs& h)
+        Slabs(const HostSlabs& h, const std::vector<int>& slots)
         :
             nSlabs(h.nSlabs),
             slabChunkStart(h.slabChunkStart.begin(), h.slabChunkStart.end()),
             chunkBegin(h.chunkBegin.begin(), h.chunkBegin.end()),
-            positions(h.positions.begin(), h.positions.end()),
-            depStart(h.depStart.begin(), h.depStart.end()),
-            deps(h.deps.begin(), h.deps.end()),
-            publish(h.publish.begin(), h.publish.end()),
-            done(h.nChunks(), 0)
+            chunkFirst(h.chunkFirst.begin(), h.chunkFirst.end()),
+            slot(slots.begin(), slots.end())
         {}
     };
 
 private:
     //- The slab partition of the slab sweep; none (the default) means the ticketed one-launch
-    //  sweep, or level by level. Measured slower than the ticketed sweep (docs/performance.md,
-    //  "Slab sweep"): kept as the base of a pipelined version.
+    //  sweep, or level by level. Measured 1.6-1.9x slower than the ticketed sweep
+    //  (docs/performance.md, "Slab sweep, second attempt"): selectable, for that work.
     std::unique_ptr<Slabs> slabs_;
 
 public:
@@ -373,13 +384,17 @@ public:
     }
 
     //- The GPU sweep by (about) n slabs, one block each; h is this schedule on the host. n = 0
-    //  turns the slab sweep off (then setOneLaunchBlocks decides).
-    void setSlabs(int n, const HostLevelSchedule& h)
+    //  turns the slab sweep off (then setOneLaunchBlocks decides). With width > 0, the packed
+    //  terms (count, packedCol: host copies of the packed pattern) get their slabSlots.
+    void setSlabs(int n, const HostLevelSchedule& h, const std::vector<int>& count = {},
+                  const std::vector<int>& packedCol = {}, int width = 0)
     {
         slabs_.reset();
         if (n > 0)
         {
-            slabs_ = std::make_unique<Slabs>(slabPartition(h, n));
+            const HostSlabs s = slabPartition(h, n);
+            slabs_ = std::make_unique<Slabs>(
+                s, width > 0 ? slabSlots(h, s, count, packedCol, width, slabBlock, slabDepth) : std::vector<int>{});
         }
     }
 

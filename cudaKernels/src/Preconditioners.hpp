@@ -109,6 +109,13 @@ struct SweepRowTerms
     bool ready;
 };
 
+//- A row of a sweep and its number of terms
+struct SweepRowHead
+{
+    int i;
+    int count;
+};
+
 //- Where the terms of row i of a sweep lie in the CSR matrix: the lower ones by ascending
 //  column (forward), the upper ones by descending column (backward); term m is at
 //  first + m*step, for m < count.
@@ -177,6 +184,24 @@ GPULDU_HD inline void readTerms(SweepRowTerms& t, const double* x)
 #endif
 }
 
+//- readTerms, where a term with slot[m] >= 0 reads own[slot[m]] instead: the slab sweep keeps
+//  the values of its slab's last rows in shared memory (LevelSchedule::Slabs::slot)
+GPULDU_HD inline void readTerms(SweepRowTerms& t, const double* x, const int (&slot)[SweepRowTerms::maxTerms], const double* own)
+{
+    t.ready = true;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    {
+        if (m < t.nTerms)
+        {
+            t.x[m] = slot[m] >= 0 ? own[slot[m]] : loadRelaxed(&x[t.col[m]]);
+            t.ready = t.ready && isReady(t.x[m]);
+        }
+    }
+}
+
 //- Reads again, all together, the values that were not ready
 GPULDU_HD inline void rereadTerms(SweepRowTerms& t, const double* x)
 {
@@ -218,24 +243,30 @@ GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, c
     return acc;
 }
 
-//- result(subtractTerms) once the values are ready: each thread finishes its row in the pass
-//  where its own values arrive, without waiting for the other threads of its warp
+//- One pass of a row's wait: reads the late values again (after readTerms); once all are
+//  there, result(subtractTerms) and true. Each thread finishes its row in the pass where its
+//  own values arrive, without waiting for the other threads of its warp.
+template<bool Quotient, class Row, class Result>
+GPULDU_HD inline bool tryFinishTerms(SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
+{
+    if (!t.ready)
+    {
+        rereadTerms(t, x);
+    }
+    if (t.ready)
+    {
+        result(subtractTerms<Quotient>(t, x, col, row));
+    }
+    return t.ready;
+}
+
+//- result(subtractTerms) once the values are ready
 template<bool Quotient, class Row, class Result>
 GPULDU_HD inline void finishTerms(SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
 {
     readTerms(t, x);
-    for (bool done = false; !done;)
-    {
-        if (t.ready)
-        {
-            result(subtractTerms<Quotient>(t, x, col, row));
-            done = true;
-        }
-        else
-        {
-            rereadTerms(t, x);
-        }
-    }
+    while (!tryFinishTerms<Quotient>(t, x, col, row, result))
+    {}
 }
 
 //- The DIC/DILU pivot of one row: d[i] = A[i][i] - sum_lower A[j][i]*A[i][j]/d[j]
@@ -304,8 +335,9 @@ struct PackPattern
     }
 };
 
-//- The numeric part, per set-up: rD of the row at position k, and the coefficients
-//  rD[i]*A[i][j] (of A^T when Transposed) of its packed terms
+//- The numeric part, per set-up: the coefficients rD[i]*A[i][j] (of A^T when Transposed) of
+//  the packed terms of the row at position k, and its rD for the forward sweep (the backward
+//  sweep starts from y[i], unscaled)
 template<bool Upper, bool Transposed>
 struct PackCoefficients
 {
@@ -324,7 +356,10 @@ struct PackCoefficients
     {
         const int i = rows[k];
         const RowTerms<Upper> terms(rowStart, diagPos, i);
-        packedRD[k] = rD[i];
+        if (!Upper)
+        {
+            packedRD[k] = rD[i];
+        }
         for (int m = 0; m < width && m < terms.count; ++m)
         {
             packedCoeff[m*n + k] = rD[i]*entry<Transposed>(val, transpose, terms.position(m));
@@ -369,11 +404,23 @@ struct SweepRow
         return rD[i]*entry<Transposed>(val, transpose, p);
     }
 
+    //- The row at position k and its number of terms (the slab sweep loads them a step ahead
+    //  of prefetch)
+    GPULDU_HD SweepRowHead head(int k) const
+    {
+        return {rows[k], count[k]};
+    }
+
     GPULDU_HD SweepRowTerms prefetch(int k) const
     {
+        return prefetch(k, head(k));
+    }
+
+    GPULDU_HD SweepRowTerms prefetch(int k, SweepRowHead h) const
+    {
         SweepRowTerms t;
-        t.i = rows[k];
-        const int c = count[k];
+        t.i = h.i;
+        const int c = h.count;
         t.start = Upper ? loadFresh(&in[t.i]) : packedRD[k]*in[t.i];
         t.divisor = 1;
         t.nTerms = c < width ? c : width;
@@ -408,7 +455,10 @@ struct SweepRow
         {
             asm volatile("prefetch.global.L2 [%0];" :: "l"(rows + k));
             asm volatile("prefetch.global.L2 [%0];" :: "l"(count + k));
-            asm volatile("prefetch.global.L2 [%0];" :: "l"(packedRD + k));
+            if (!Upper)
+            {
+                asm volatile("prefetch.global.L2 [%0];" :: "l"(packedRD + k));
+            }
             for (int m = 0; m < width; ++m)
             {
                 asm volatile("prefetch.global.L2 [%0];" :: "l"(packedCol + m*n + k));
@@ -420,31 +470,20 @@ struct SweepRow
 #endif
     }
 
-    //- The value-waiting sweep's steps (valueWaitSweepKernel): read the values, then, until
-    //  it returns true, tryFinish (read the late values again; finish once all are there)
-    GPULDU_HD void read(SweepRowTerms& t) const
+    //- finish(t) once t's values are read (readTerms), also handing the result to also(v)
+    template<class Also>
+    GPULDU_HD void finishRead(SweepRowTerms& t, const Also& also) const
     {
-        readTerms(t, out);
-    }
-
-    GPULDU_HD bool tryFinish(SweepRowTerms& t) const
-    {
-        if (!t.ready)
-        {
-            rereadTerms(t, out);
-        }
-        if (t.ready)
-        {
-            storeRelaxed(&out[t.i], subtractTerms<false>(t, out, col, *this));
-        }
-        return t.ready;
+        double* outI = out + t.i;
+        const auto result = [outI, &also](double v) { storeRelaxed(outI, v); also(v); };
+        while (!tryFinishTerms<false>(t, out, col, *this, result))
+        {}
     }
 
     GPULDU_HD void finish(SweepRowTerms t) const
     {
-        read(t);
-        while (!tryFinish(t))
-        {}
+        readTerms(t, out);
+        finishRead(t, [](double) {});
     }
 
     GPULDU_HD void operator()(int k) const
@@ -582,6 +621,15 @@ class Preconditioners
     Preconditioner type_ = Preconditioner::none;
     PackedSweep forward_;
     PackedSweep backward_;
+    //- setSlabs' arguments
+    int nSlabs_ = 0;
+    bool slabSharedValues_ = true;
+
+    static std::vector<int> toStd(const Vector<int>& v)
+    {
+        const thrust::host_vector<int> h(v);
+        return {h.begin(), h.end()};
+    }
 
     //- Each sweep's terms packed, as many per row as the widest row has, at most maxWidth
     void packPatterns(int maxWidth)
@@ -595,7 +643,7 @@ class Preconditioners
     {
         const int n = A_.nRows;
         s.count.resize(n);
-        s.rD.resize(n);
+        s.rD.resize(Upper ? 0 : n);
         s.packed[0] = s.packed[1] = false;
         const auto pack = [&](int width)
         {
@@ -708,6 +756,10 @@ public:
     void setPackedWidth(int width)
     {
         packPatterns(std::max(0, std::min(width, int(detail::SweepRowTerms::maxTerms))));
+        if (lower_.slabs())
+        {
+            setSlabs(nSlabs_, slabSharedValues_);
+        }
     }
 
     const LevelSchedule<B>& lowerSchedule() const
@@ -735,10 +787,13 @@ public:
     }
 
     //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules: n slabs, -1 one
-    //  per multiprocessor, 0 off. The host schedules are rebuilt from the CSR pattern (its
-    //  upper triangle, row by row, is the LDU addressing in OpenFOAM's face order).
-    void setSlabs(int n)
+    //  per multiprocessor, 0 off; with sharedValues, a block reads the values of its slab's
+    //  recent rows from shared memory (slabSlots). The host schedules are rebuilt from the CSR
+    //  pattern (its upper triangle, row by row, is the LDU addressing in OpenFOAM's face order).
+    void setSlabs(int n, bool sharedValues = true)
     {
+        nSlabs_ = n;
+        slabSharedValues_ = sharedValues;
         if constexpr (B::executor == Executor::gpu)
         {
             n = n < 0 ? B::multiprocessors() : n;
@@ -763,8 +818,13 @@ public:
             }
         }
         const LduAddressingView addr{A_.nRows, int(lower.size()), lower.data(), upper.data()};
-        lower_.setSlabs(std::max(n, 1), lowerLevelSchedule(addr));
-        upper_.setSlabs(std::max(n, 1), upperLevelSchedule(addr));
+        const auto setOn = [&](LevelSchedule<B>& schedule, const HostLevelSchedule& h, const PackedSweep& packed)
+        {
+            const int width = sharedValues ? packed.width : 0;
+            schedule.setSlabs(std::max(n, 1), h, toStd(packed.count), toStd(packed.col), width);
+        };
+        setOn(lower_, lowerLevelSchedule(addr), forward_);
+        setOn(upper_, upperLevelSchedule(addr), backward_);
     }
 
     //- rD of diagonal, DIC or DILU (valid after setup).

@@ -261,8 +261,8 @@ struct WaitsOnValues<F, std::enable_if_t<F::waitsOnValues>> : std::true_type {};
 //  read. Each warp takes a ticket for 32 positions of a chunk, in level order, so a warp only
 //  ever waits for rows of warps that took their tickets before it (running, or done): no
 //  deadlock, and no barrier or flag anywhere. A thread reads its row's values, then reads the
-//  late ones again until all are there, and finishes its row in that pass (F::read, tryFinish):
-//  it does not wait for the other threads of its warp. Each ticket also asks L2 for the packed
+//  late ones again until all are there, and finishes its row in that pass (finishTerms): it
+//  does not wait for the other threads of its warp. Each ticket also asks L2 for the packed
 //  terms of positions about two rounds of the grid ahead. Measured slower (docs/performance.md):
 //  2 or 4 rows per thread (waited for in turn, or polled together), two tickets per warp, a
 //  fixed round-robin of positions over the warps instead of tickets, a sleep between polls.
@@ -298,10 +298,7 @@ __global__ void __launch_bounds__(Chunk) valueWaitSweepKernel(
         }
         if (k < chunkBegin[c + 1])
         {
-            auto terms = f.prefetch(k);
-            f.read(terms);
-            while (!f.tryFinish(terms))
-            {}
+            f(k);
         }
     }
 }
@@ -375,69 +372,111 @@ __global__ void __launch_bounds__(Chunk) persistentSweepKernel(
     }
 }
 
-//- A whole level-scheduled sweep in one launch, one block per slab (a range of consecutive row
-//  numbers, LevelSchedule::Slabs). A block walks its slab's chunks (its rows of one level each)
-//  in level order, so a dependency inside the slab needs only the block's barrier; for chunks
-//  of other slabs it waits on their epoch flags, and it publishes its own only where another
-//  slab waits for them. Every block must be resident at once (the caller checks): a block only
-//  ever waits for chunks of lower levels, so the lowest unfinished chunk can always go on.
-template<int Block, class F>
-__global__ void __launch_bounds__(Block) slabSweepKernel(
+//- A whole level-scheduled sweep in one launch, a block per slab (a range of consecutive rows,
+//  LevelSchedule::Slabs), for row functors that wait on the values they read. Blocks take the
+//  slabs by ticket, in the sweep's direction, so a block only waits for rows of slabs taken
+//  before its own (running, or done): no deadlock, whatever the number of resident blocks. A
+//  block walks its slab's chunks (its rows of one level each) in level order with one barrier
+//  per chunk, so a hop between rows of one slab costs a barrier, not a poll of another
+//  multiprocessor's write: with slot (slabSlots), the values of the slab's last Depth chunks
+//  are read from shared memory. The loads that do not depend on the sweep run ahead: the rows
+//  and their term counts two chunks ahead, the terms one chunk ahead, and L2 is asked for the
+//  terms `ahead` chunks ahead.
+template<int Block, int Depth, class F>
+__global__ void __launch_bounds__(Block, 1) slabSweepKernel(
+    int nSlabs,
     const int* slabChunkStart,
     const int* chunkBegin,
-    const int* positions,
-    const int* chunkDepStart,
-    const int* chunkDeps,
-    const int* publish,
-    int* chunkDone,
-    int epoch,
+    const int* chunkFirst,
+    const int* slot,
+    int* ticket,
     F f
 )
 {
-    for (int c = slabChunkStart[blockIdx.x]; c < slabChunkStart[blockIdx.x + 1]; ++c)
+    constexpr int ahead = 4;
+    __shared__ int taken;
+    __shared__ double own[Depth*Block];
+    const int t = int(threadIdx.x);
+    for (;;)
     {
-        const int end = chunkBegin[c + 1];
-        int m = chunkBegin[c] + int(threadIdx.x);
-
-        decltype(prefetchOf(f, 0)) terms{};
-        if constexpr (HasPrefetch<F>::value)
+        if (t == 0)
         {
-            if (m < end)
-            {
-                terms = f.prefetch(positions[m]);
-            }
+            taken = atomicAdd(ticket, 1);
         }
-        const int depBegin = chunkDepStart[c];
-        const int depEnd = chunkDepStart[c + 1];
-        for (int d = depBegin + int(threadIdx.x); d < depEnd; d += Block)
-        {
-            while (readEpoch(chunkDone + chunkDeps[d]) != epoch)
-            {
-            }
-        }
-        // the slab's earlier chunks (all threads) and the waits, before this chunk's rows
         __syncthreads();
-        if (m < end)
+        const int slab = taken;
+        __syncthreads();
+        if (slab >= nSlabs)
         {
-            if constexpr (HasPrefetch<F>::value)
-            {
-                f.finish(terms);
-            }
-            else
-            {
-                f(positions[m]);
-            }
+            return;
         }
-        for (m += Block; m < end; m += Block)
+        const int cEnd = slabChunkStart[slab + 1];
+        // this thread's first position in chunk c, or -1
+        auto position = [=](int c)
         {
-            f(positions[m]);
+            return c < cEnd && t < chunkBegin[c + 1] - chunkBegin[c] ? chunkFirst[c] + t : -1;
+        };
+        int c = slabChunkStart[slab];
+        int k = position(c);
+        int kNext = position(c + 1);
+        auto headNext = kNext >= 0 ? f.head(kNext) : decltype(f.head(0)){};
+        using Terms = decltype(prefetchOf(f, 0));
+        // the shared-memory slots of a position's terms (-1: read from memory)
+        const auto slotsOf = [=](int kk, const Terms& tt, int (&at)[Terms::maxTerms])
+        {
+#pragma unroll
+            for (int m = 0; m < Terms::maxTerms; ++m)
+            {
+                at[m] = slot && kk >= 0 && m < tt.nTerms ? slot[m*f.n + kk] : -1;
+            }
+        };
+        Terms terms{};
+        if (k >= 0)
+        {
+            terms = f.prefetch(k);
         }
-        if (publish[c])
+        int at[Terms::maxTerms];
+        slotsOf(k, terms, at);
+        for (; c < cEnd; ++c)
         {
+            const int kAfter = position(c + 2);
+            const auto headAfter = kAfter >= 0 ? f.head(kAfter) : decltype(f.head(0)){};
+            Terms next{};
+            if (kNext >= 0)
+            {
+                next = f.prefetch(kNext, headNext);
+            }
+            int atNext[Terms::maxTerms];
+            slotsOf(kNext, next, atNext);
+            if (c + ahead < cEnd && t % 4 == 0)
+            {
+                const int size = chunkBegin[c + ahead + 1] - chunkBegin[c + ahead];
+                for (int m = t; m < size; m += Block)
+                {
+                    f.prefetchL2(chunkFirst[c + ahead] + m);
+                }
+            }
+            if (k >= 0)
+            {
+                readTerms(terms, f.out, at, own);
+                double* mine = own + (c % Depth)*Block + t;
+                f.finishRead(terms, [mine](double v) { *mine = v; });
+            }
+            // the rows of a chunk wider than the block
+            const int size = chunkBegin[c + 1] - chunkBegin[c];
+            for (int m = t + Block; m < size; m += Block)
+            {
+                f(chunkFirst[c] + m);
+            }
             __syncthreads();
-            if (threadIdx.x == 0)
+            k = kNext;
+            kNext = kAfter;
+            headNext = headAfter;
+            terms = next;
+#pragma unroll
+            for (int m = 0; m < Terms::maxTerms; ++m)
             {
-                publishEpoch(chunkDone + c, epoch);
+                at[m] = atNext[m];
             }
         }
     }
@@ -519,15 +558,18 @@ struct GpuBackend
         {
             return;
         }
-        if (const auto* p = s.slabs())
+        if constexpr (WaitsOnValues<F>::value)
         {
-            constexpr int block = 256;
-            if (p->nSlabs <= residentBlocks(slabSweepKernel<block, F>, block))
+            if (const auto* p = s.slabs())
             {
+                constexpr int block = Schedule::slabBlock;
+                const auto kernel = slabSweepKernel<block, Schedule::slabDepth, F>;
+                const int blocks = std::min(p->nSlabs, residentBlocks(kernel, block));
                 auto raw = [](auto& v) { return thrust::raw_pointer_cast(v.data()); };
-                slabSweepKernel<block><<<p->nSlabs, block>>>(
-                    raw(p->slabChunkStart), raw(p->chunkBegin), raw(p->positions), raw(p->depStart),
-                    raw(p->deps), raw(p->publish), raw(p->done), s.nextEpoch(), f);
+                GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));
+                kernel<<<blocks, block>>>(p->nSlabs, raw(p->slabChunkStart), raw(p->chunkBegin),
+                                          raw(p->chunkFirst), p->slot.empty() ? nullptr : raw(p->slot),
+                                          s.ticket(), f);
                 GPULDU_CUDA_CHECK(cudaGetLastError());
                 return;
             }

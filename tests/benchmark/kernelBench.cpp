@@ -95,12 +95,15 @@ void laplacian(int n, double bandwidth)
     M.setPackedWidth(0);
     row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     M.setPackedWidth(detail::SweepRowTerms::maxTerms);
-    for (int slabs : {66, 264, -1})
+    for (bool shared : {false, true})
     {
-        M.setSlabs(slabs);
-        const std::string what = slabs < 0 ? std::string("DIC apply, slabs, one per SM")
-                                           : "DIC apply, " + std::to_string(slabs) + " slabs";
-        row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+        for (int slabs : {25, 50, 100, 200, -1})
+        {
+            M.setSlabs(slabs, shared);
+            const std::string what = std::string("DIC apply, ") + (shared ? "shared, " : "")
+                + (slabs < 0 ? std::string("slabs, one per SM") : std::to_string(slabs) + " slabs");
+            row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+        }
     }
     M.setOneLaunchBlocks(-1);
     {

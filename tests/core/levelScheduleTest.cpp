@@ -70,14 +70,17 @@ TEST(LevelSchedule, MatrixMarketGraph)
     checkSchedule(lowerLevelSchedule(p.addressing()), p.nCells, edges);
 }
 
-//- A slab partition covers every position once; a chunk is one slab's rows of one level, a
-//  slab's chunks ascend in level; a dependency in the same slab lies in an earlier chunk of that
-//  slab, one in another slab is among the chunk's waits, and that chunk publishes.
+//- A slab partition covers every position once; a chunk is a run of one slab's positions of
+//  one level, a slab's chunks ascend in level; a dependency in the same slab lies in an earlier
+//  chunk of that slab, one in another slab lies in a slab with a lower number (the slab sweep's
+//  blocks take slabs by ticket in that order, and wait only for slabs taken before).
 void checkSlabs(const HostLevelSchedule& h, int nSlabs)
 {
     const HostSlabs s = slabPartition(h, nSlabs);
     const int n = int(h.rows.size());
     EXPECT_LE(s.nSlabs, nSlabs);
+    ASSERT_EQ(int(s.slabChunkStart.size()), s.nSlabs + 1);
+    ASSERT_EQ(int(s.chunkFirst.size()), s.nChunks());
     std::vector<int> seen(n, 0);
     std::vector<int> levelOf(n);
     for (int l = 0; l < h.nLevels(); ++l)
@@ -88,52 +91,98 @@ void checkSlabs(const HostLevelSchedule& h, int nSlabs)
         }
     }
     std::vector<int> chunkOfRow(n, -1);
-    std::vector<int> slabOfChunk(s.nChunks(), -1);
+    std::vector<int> slabOfRow(n, -1);
     for (int b = 0; b < s.nSlabs; ++b)
     {
         int lastLevel = -1;
         for (int c = s.slabChunkStart[b]; c < s.slabChunkStart[b + 1]; ++c)
         {
-            slabOfChunk[c] = b;
             ASSERT_LT(s.chunkBegin[c], s.chunkBegin[c + 1]) << "empty chunk " << c;
-            const int level = levelOf[s.positions[s.chunkBegin[c]]];
+            const int level = levelOf[s.chunkFirst[c]];
             EXPECT_GT(level, lastLevel) << "slab " << b << " chunk " << c;
             lastLevel = level;
-            for (int m = s.chunkBegin[c]; m < s.chunkBegin[c + 1]; ++m)
+            for (int k = s.chunkFirst[c]; k < s.chunkFirst[c] + s.chunkBegin[c + 1] - s.chunkBegin[c]; ++k)
             {
-                ++seen[s.positions[m]];
-                EXPECT_EQ(levelOf[s.positions[m]], level);
-                chunkOfRow[h.rows[s.positions[m]]] = c;
+                ASSERT_LT(k, n);
+                ++seen[k];
+                EXPECT_EQ(levelOf[k], level);
+                chunkOfRow[h.rows[k]] = c;
+                slabOfRow[h.rows[k]] = b;
             }
         }
     }
     EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
-    for (int c = 0; c < s.nChunks(); ++c)
+    for (int i = 0; i < n; ++i)
     {
-        const std::vector<int> waits(s.deps.begin() + s.depStart[c], s.deps.begin() + s.depStart[c + 1]);
-        for (int m = s.chunkBegin[c]; m < s.chunkBegin[c + 1]; ++m)
+        for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
         {
-            const int i = h.rows[s.positions[m]];
-            for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+            const int j = h.deps[d];
+            if (slabOfRow[j] == slabOfRow[i])
             {
-                const int cj = chunkOfRow[h.deps[d]];
-                if (slabOfChunk[cj] == slabOfChunk[c])
+                EXPECT_LT(chunkOfRow[j], chunkOfRow[i]) << "row " << i << " depends on a later chunk of its slab";
+            }
+            else
+            {
+                EXPECT_LT(slabOfRow[j], slabOfRow[i]) << "row " << i << " depends on a later slab";
+            }
+        }
+    }
+}
+
+//- The slab sweep's shared-memory slots (slabSlots), walked as the GPU's blocks walk them: per
+//  chunk, the writes of its first `block` rows (on the GPU some threads of a step may write
+//  before others read), then the reads (a slot must hold the value of the row the term names).
+//  A small block and depth exercise the -1 cases.
+//  Returns how many terms read shared memory.
+int checkSlabSlots(const HostLevelSchedule& h, int nSlabs, int block, int depth)
+{
+    const HostSlabs s = slabPartition(h, nSlabs);
+    const int n = int(h.rows.size());
+    const int width = 3;
+    std::vector<int> count(n);
+    std::vector<int> packedCol(std::size_t(width)*n, -1);
+    for (int k = 0; k < n; ++k)
+    {
+        const int i = h.rows[k];
+        count[k] = h.depStart[i + 1] - h.depStart[i];
+        for (int m = 0; m < std::min(width, count[k]); ++m)
+        {
+            packedCol[std::size_t(m)*n + k] = h.deps[h.depStart[i] + m];
+        }
+    }
+    const std::vector<int> slot = slabSlots(h, s, count, packedCol, width, block, depth);
+    EXPECT_EQ(slot.size(), packedCol.size());
+    int fromShared = 0;
+    for (int b = 0; b < s.nSlabs; ++b)
+    {
+        std::vector<int> own(std::size_t(block)*depth, -1);
+        for (int c = s.slabChunkStart[b]; c < s.slabChunkStart[b + 1]; ++c)
+        {
+            const int size = s.chunkBegin[c + 1] - s.chunkBegin[c];
+            for (int t = 0; t < std::min(size, block); ++t)
+            {
+                own[(c % depth)*block + t] = h.rows[s.chunkFirst[c] + t];
+            }
+            for (int k = s.chunkFirst[c]; k < s.chunkFirst[c] + size; ++k)
+            {
+                for (int m = 0; m < std::min(width, count[k]); ++m)
                 {
-                    EXPECT_LT(cj, c) << "row " << i << " depends on a later chunk of its slab";
-                }
-                else
-                {
-                    EXPECT_NE(std::find(waits.begin(), waits.end(), cj), waits.end())
-                        << "row " << i << " does not wait for chunk " << cj;
-                    EXPECT_EQ(s.publish[cj], 1);
+                    const int at = slot[std::size_t(m)*n + k];
+                    if (at >= 0)
+                    {
+                        EXPECT_LT(at, block*depth);
+                        if (at >= block*depth)
+                        {
+                            return -1;
+                        }
+                        EXPECT_EQ(own[at], packedCol[std::size_t(m)*n + k]) << "position " << k << " term " << m;
+                        ++fromShared;
+                    }
                 }
             }
         }
-        for (int w : waits)
-        {
-            EXPECT_NE(slabOfChunk[w], slabOfChunk[c]) << "chunk " << c << " waits for its own slab";
-        }
     }
+    return fromShared;
 }
 
 TEST(LevelSchedule, SlabPartitions)
@@ -146,6 +195,14 @@ TEST(LevelSchedule, SlabPartitions)
         {
             checkSlabs(lowerLevelSchedule(p->addressing()), nSlabs);
             checkSlabs(upperLevelSchedule(p->addressing()), nSlabs);
+            const int small = checkSlabSlots(lowerLevelSchedule(p->addressing()), nSlabs, 4, 2);
+            const int large = checkSlabSlots(upperLevelSchedule(p->addressing()), nSlabs, 256, 4);
+            checkSlabSlots(lowerLevelSchedule(p->addressing()), nSlabs, 256, 1);
+            if (nSlabs <= 7)
+            {
+                EXPECT_GT(small, 0);
+                EXPECT_GT(large, 0);
+            }
         }
     }
 }
@@ -154,8 +211,8 @@ template<class B>
 class SweepTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SweepTest, Backends);
 
-//- The one-launch sweeps (GPU: ticketed chunks waiting on values, or on chunk flags; by slabs,
-//  7 and one per multiprocessor) against the level-by-level twin: the same arithmetic per row,
+//- The one-launch sweeps (GPU: ticketed chunks waiting on values, or on chunk flags; by slabs:
+//  7, one per multiprocessor, and slabs of 3 rows, far more than the device holds at once) against the level-by-level twin: the same arithmetic per row,
 //  so the same bits, for the factorisations and both sweeps.
 TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
 {
@@ -167,10 +224,11 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
         return std::count_if(h.begin(), h.end(), [](double x) { return !isReady(x); });
     };
     for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
-    for (int mode : {0, 1, 2, 3})
+    for (int mode : {0, 1, 2, 3, 4})
     {
         SCOPED_TRACE(mode == 0 ? "chunks waiting on flags" : mode == 1 ? "chunks waiting on values"
-                     : mode == 2 ? "7 slabs" : "a slab per multiprocessor");
+                     : mode == 2 ? "7 slabs" : mode == 3 ? "a slab per multiprocessor"
+                     : "slabs of 3 rows (more than fit on the device at once)");
         LduSystemImpl<B> sys(p.addressing());
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
@@ -182,7 +240,7 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
         }
         else
         {
-            M.setSlabs(mode == 2 ? 7 : -1);
+            M.setSlabs(mode == 2 ? 7 : mode == 3 ? -1 : p.nCells/3);
         }
         const auto& lower = M.lowerSchedule();
         const auto& upper = M.upperSchedule();
