@@ -214,6 +214,120 @@ inline std::vector<int> slabSlots(const HostLevelSchedule& h, const HostSlabs& s
     return slot;
 }
 
+//- The chain partition of a schedule (the GPU's chain sweep): the rows cut into chains, each row
+//  of a chain a direct dependency of the next one, so that a thread running a chain in order
+//  finds one of each row's values already at hand and waits only for the others. A row joins
+//  the chain of one of its critical dependencies (one level below it: the last to be ready),
+//  the nearest by row number whose chain is still open; rows are served nearest first, so on a
+//  structured mesh the chains are the mesh lines of the innermost index, in both sweeps (then a
+//  sweep is about 2n dependent steps between threads on an n^3 mesh instead of 3n). The chains,
+//  by the level of their first row, go 32 to a group (a warp), laid out step by step: the s-th
+//  row of the group's chain l at slot groupStart[g] + 32*s + l, -1 past the chain's end.
+struct HostChains
+{
+    //- nGroups + 1 offsets into slotRows (multiples of 32)
+    std::vector<int> groupStart;
+    std::vector<int> slotRows;
+
+    int nGroups() const
+    {
+        return int(groupStart.size()) - 1;
+    }
+};
+
+inline HostChains chainPartition(const HostLevelSchedule& h)
+{
+    const int n = int(h.rows.size());
+    std::vector<int> level(n);
+    for (int l = 0; l < h.nLevels(); ++l)
+    {
+        for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; ++k)
+        {
+            level[h.rows[k]] = l;
+        }
+    }
+    const auto distance = [](int i, int j) { return i > j ? i - j : j - i; };
+    // each row's distance to its nearest critical dependency (n: it has none), and the rows
+    // in the order of that distance (counting sort)
+    std::vector<int> nearest(n, n);
+    for (int i = 0; i < n; ++i)
+    {
+        for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+        {
+            if (level[h.deps[d]] + 1 == level[i])
+            {
+                nearest[i] = std::min(nearest[i], distance(i, h.deps[d]));
+            }
+        }
+    }
+    std::vector<int> start(n + 2, 0);
+    for (int i = 0; i < n; ++i)
+    {
+        ++start[nearest[i] + 1];
+    }
+    for (int d = 0; d <= n; ++d)
+    {
+        start[d + 1] += start[d];
+    }
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i)
+    {
+        order[start[nearest[i]]++] = i;
+    }
+    std::vector<int> next(n, -1);
+    std::vector<int> previous(n, -1);
+    for (const int i : order)
+    {
+        int best = -1;
+        for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+        {
+            const int j = h.deps[d];
+            if (level[j] + 1 == level[i] && next[j] < 0 && (best < 0 || distance(i, j) < distance(i, best)))
+            {
+                best = j;
+            }
+        }
+        if (best >= 0)
+        {
+            next[best] = i;
+            previous[i] = best;
+        }
+    }
+    HostChains c;
+    c.groupStart.push_back(0);
+    std::vector<int> lanes;
+    const auto layOut = [&]()
+    {
+        lanes.resize(32, -1);
+        while (std::any_of(lanes.begin(), lanes.end(), [](int r) { return r >= 0; }))
+        {
+            for (int& r : lanes)
+            {
+                c.slotRows.push_back(r);
+                r = r >= 0 ? next[r] : -1;
+            }
+        }
+        c.groupStart.push_back(int(c.slotRows.size()));
+        lanes.clear();
+    };
+    for (const int i : h.rows)
+    {
+        if (previous[i] < 0)
+        {
+            lanes.push_back(i);
+            if (lanes.size() == 32)
+            {
+                layOut();
+            }
+        }
+    }
+    if (!lanes.empty())
+    {
+        layOut();
+    }
+    return c;
+}
+
 //- A schedule with its rows on the backend, and cut into chunks of positions for the
 //  one-launch sweep; the level offsets stay on the host too, for the level-by-level sweep.
 template<class B>
@@ -225,6 +339,8 @@ public:
     //- Threads per block of the slab sweep, and its chunks kept in shared memory (slabSlots)
     static constexpr int slabBlock = 256;
     static constexpr int slabDepth = 4;
+    //- Threads per block of the chain sweep
+    static constexpr int chainBlock = 64;
 
 private:
     typename B::template Vector<int> rows_;
@@ -265,7 +381,40 @@ public:
         {}
     };
 
+    //- The chain partition on the backend (see HostChains), and each position's slot
+    struct Chains
+    {
+        int nGroups = 0;
+        typename B::template Vector<int> groupStart;
+        typename B::template Vector<int> slotRows;
+        typename B::template Vector<int> slotOf;
+
+        Chains(const HostLevelSchedule& h, const HostChains& c)
+        :
+            nGroups(c.nGroups()),
+            groupStart(c.groupStart.begin(), c.groupStart.end()),
+            slotRows(c.slotRows.begin(), c.slotRows.end())
+        {
+            std::vector<int> slotOfRow(h.rows.size());
+            for (int slot = 0; slot < int(c.slotRows.size()); ++slot)
+            {
+                if (c.slotRows[slot] >= 0)
+                {
+                    slotOfRow[c.slotRows[slot]] = slot;
+                }
+            }
+            std::vector<int> at(h.rows.size());
+            for (std::size_t k = 0; k < h.rows.size(); ++k)
+            {
+                at[k] = slotOfRow[h.rows[k]];
+            }
+            slotOf.assign(at.begin(), at.end());
+        }
+    };
+
 private:
+    //- The chain partition of the chain sweep, or none
+    std::unique_ptr<Chains> chains_;
     //- The slab partition of the slab sweep; none (the default) means the ticketed one-launch
     //  sweep, or level by level. Measured 1.6-1.9x slower than the ticketed sweep
     //  (docs/performance.md, "Slab sweep, second attempt"): selectable, for that work.
@@ -392,10 +541,47 @@ public:
         slabs_.reset();
         if (n > 0)
         {
+            chains_.reset();
             const HostSlabs s = slabPartition(h, n);
             slabs_ = std::make_unique<Slabs>(
                 s, width > 0 ? slabSlots(h, s, count, packedCol, width, slabBlock, slabDepth) : std::vector<int>{});
         }
+    }
+
+    //- The GPU sweep of row functors that wait on values by chains (HostChains), h being this
+    //  schedule on the host; nullptr turns it off. The row functor's packed terms then follow
+    //  the chains' slots (packedRows), and it maps a position k to its slot (slotOf).
+    void setChains(const HostLevelSchedule* h)
+    {
+        chains_.reset();
+        slabs_.reset();
+        if (h)
+        {
+            chains_ = std::make_unique<Chains>(*h, chainPartition(*h));
+        }
+    }
+
+    const Chains* chains() const
+    {
+        return chains_.get();
+    }
+
+    //- The row of each slot of a sweep's packed terms (-1: none), and their number: the rows in
+    //  level order, or by chains
+    const int* packedRows() const
+    {
+        return chains_ ? ptr(chains_->slotRows) : ptr(rows_);
+    }
+
+    int nPacked() const
+    {
+        return chains_ ? int(chains_->slotRows.size()) : int(rows_.size());
+    }
+
+    //- The slot of each position, or nullptr where they are the same
+    const int* slotOf() const
+    {
+        return chains_ ? ptr(chains_->slotOf) : nullptr;
     }
 
     //- The slab partition in use, or nullptr

@@ -26,6 +26,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace gpuLdu
 {
@@ -89,17 +92,23 @@ GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
 //- One row of a sweep in progress: what does not depend on other rows of the sweep, loaded
 //  before the row waits (prefetch: the row, its start value and up to maxTerms coefficients
 //  with their columns; longer rows read the rest at the end, subtractTerms), and the values at
-//  those columns as the wait reads them (readTerms, rereadTerms).
-struct SweepRowTerms
+//  those columns as the wait reads them (readTerms, rereadTerms). The loops over the terms run
+//  over maxTerms (see gatherTerms): a narrower struct is fewer instructions and registers per
+//  row (the DIC/DILU sweeps of hexahedral meshes, SweepRow's MaxTerms).
+template<int MaxTerms>
+struct SweepRowTermsOf
 {
-    static constexpr int maxTerms = 8;
+    static constexpr int maxTerms = MaxTerms;
     int i;
     int nTerms;
     //- The positions left over: rest, rest + step, ... up to restEnd (exclusive)
     int rest;
     int restEnd;
     int step;
+    //- The row's value before its terms: scale*start (apart, so that a load ahead of the row
+    //  does not wait for its operands: the product is taken when the row is finished)
     double start;
+    double scale;
     //- The result is divided by this when it is not 1 (ILU0's U diagonal)
     double divisor;
     double coeff[maxTerms];
@@ -108,6 +117,8 @@ struct SweepRowTerms
     double x[maxTerms];
     bool ready;
 };
+
+using SweepRowTerms = SweepRowTermsOf<8>;
 
 //- A row of a sweep and its number of terms
 struct SweepRowHead
@@ -161,24 +172,32 @@ GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const RowTerms<Upper>& terms
     t.step = terms.step;
 }
 
-//- Reads the values at the terms' columns (other rows of the sweep write them: read fresh).
-//  On the GPU a value-waiting sweep writes notReady ahead of its rows; on the host rows run in
-//  level order, so the values are ready (a notReady there would be a bug, and shows as a NaN in
-//  the result, never as a hang).
-GPULDU_HD inline void readTerms(SweepRowTerms& t, const double* x)
+//- Reads the values at the terms' columns, value(m) for term m, and whether all are ready
+template<class Terms, class Value>
+GPULDU_HD inline void readTermsWith(Terms& t, const Value& value)
 {
     t.ready = true;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    for (int m = 0; m < Terms::maxTerms; ++m)
     {
         if (m < t.nTerms)
         {
-            t.x[m] = loadRelaxed(&x[t.col[m]]);
+            t.x[m] = value(m);
             t.ready = t.ready && isReady(t.x[m]);
         }
     }
+}
+
+//- Reads the values at the terms' columns (other rows of the sweep write them: read fresh).
+//  On the GPU a value-waiting sweep writes notReady ahead of its rows; on the host rows run in
+//  level order, so the values are ready (a notReady there would be a bug, and shows as a NaN in
+//  the result, never as a hang).
+template<class Terms>
+GPULDU_HD inline void readTerms(Terms& t, const double* x)
+{
+    readTermsWith(t, [&](int m) { return loadRelaxed(&x[t.col[m]]); });
 #ifndef __CUDA_ARCH__
     t.ready = true;
 #endif
@@ -186,30 +205,21 @@ GPULDU_HD inline void readTerms(SweepRowTerms& t, const double* x)
 
 //- readTerms, where a term with slot[m] >= 0 reads own[slot[m]] instead: the slab sweep keeps
 //  the values of its slab's last rows in shared memory (LevelSchedule::Slabs::slot)
-GPULDU_HD inline void readTerms(SweepRowTerms& t, const double* x, const int (&slot)[SweepRowTerms::maxTerms], const double* own)
+template<class Terms>
+GPULDU_HD inline void readTerms(Terms& t, const double* x, const int (&slot)[Terms::maxTerms], const double* own)
 {
-    t.ready = true;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
-    {
-        if (m < t.nTerms)
-        {
-            t.x[m] = slot[m] >= 0 ? own[slot[m]] : loadRelaxed(&x[t.col[m]]);
-            t.ready = t.ready && isReady(t.x[m]);
-        }
-    }
+    readTermsWith(t, [&](int m) { return slot[m] >= 0 ? own[slot[m]] : loadRelaxed(&x[t.col[m]]); });
 }
 
-//- Reads again, all together, the values that were not ready
-GPULDU_HD inline void rereadTerms(SweepRowTerms& t, const double* x)
+//- Reads again, all together, the values that were not ready (all of them after unread)
+template<class Terms>
+GPULDU_HD inline void rereadTerms(Terms& t, const double* x)
 {
     t.ready = true;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    for (int m = 0; m < Terms::maxTerms; ++m)
     {
         if (m < t.nTerms && !isReady(t.x[m]))
         {
@@ -219,16 +229,30 @@ GPULDU_HD inline void rereadTerms(SweepRowTerms& t, const double* x)
     }
 }
 
-//- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order,
-//  once readTerms found them ready (the terms past maxTerms are waited for one by one)
-template<bool Quotient, class Row>
-GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, const int* col, const Row& row)
+//- Marks all of t's values as not read yet
+template<class Terms>
+GPULDU_HD inline void unread(Terms& t)
 {
-    double acc = t.start;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+    for (int m = 0; m < Terms::maxTerms; ++m)
+    {
+        t.x[m] = notReady();
+    }
+    t.ready = false;
+}
+
+//- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order,
+//  once readTerms found them ready (the terms past maxTerms are waited for one by one)
+template<bool Quotient, class Terms, class Row>
+GPULDU_HD inline double subtractTerms(const Terms& t, const double* x, const int* col, const Row& row)
+{
+    double acc = t.scale*t.start;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int m = 0; m < Terms::maxTerms; ++m)
     {
         if (m < t.nTerms)
         {
@@ -246,8 +270,8 @@ GPULDU_HD inline double subtractTerms(const SweepRowTerms& t, const double* x, c
 //- One pass of a row's wait: reads the late values again (after readTerms); once all are
 //  there, result(subtractTerms) and true. Each thread finishes its row in the pass where its
 //  own values arrive, without waiting for the other threads of its warp.
-template<bool Quotient, class Row, class Result>
-GPULDU_HD inline bool tryFinishTerms(SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
+template<bool Quotient, class Terms, class Row, class Result>
+GPULDU_HD inline bool tryFinishTerms(Terms& t, const double* x, const int* col, const Row& row, const Result& result)
 {
     if (!t.ready)
     {
@@ -261,8 +285,8 @@ GPULDU_HD inline bool tryFinishTerms(SweepRowTerms& t, const double* x, const in
 }
 
 //- result(subtractTerms) once the values are ready
-template<bool Quotient, class Row, class Result>
-GPULDU_HD inline void finishTerms(SweepRowTerms& t, const double* x, const int* col, const Row& row, const Result& result)
+template<bool Quotient, class Terms, class Row, class Result>
+GPULDU_HD inline void finishTerms(Terms& t, const double* x, const int* col, const Row& row, const Result& result)
 {
     readTerms(t, x);
     while (!tryFinishTerms<Quotient>(t, x, col, row, result))
@@ -291,6 +315,7 @@ struct DicFactorRow
         SweepRowTerms t;
         t.i = rows[k];
         t.start = val[diagPos[t.i]];
+        t.scale = 1;
         t.divisor = 1;
         gatherTerms(t, RowTerms<false>(rowStart, diagPos, t.i), col, *this);
         return t;
@@ -308,10 +333,11 @@ struct DicFactorRow
     }
 };
 
-//- The pattern of a DIC/DILU sweep packed in the order the sweep takes its rows (the positions k
-//  of its level schedule): the row's number of terms, and the columns of its first `width` terms
-//  at slot m*n + k, so that the threads of a warp read them coalesced. Terms past the width are
-//  read from the CSR matrix.
+//- The pattern of a DIC/DILU sweep packed in the order the sweep takes its rows (its slots k:
+//  the positions of its level schedule, or of its chains, LevelSchedule::packedRows; a slot of
+//  row -1 is empty): the row's number of terms, and the columns of its first `width` terms at
+//  m*n + k, so that the threads of a warp read them coalesced. Terms past the width are read
+//  from the CSR matrix.
 template<bool Upper>
 struct PackPattern
 {
@@ -326,6 +352,11 @@ struct PackPattern
 
     GPULDU_HD void operator()(int k) const
     {
+        if (rows[k] < 0)
+        {
+            count[k] = 0;
+            return;
+        }
         const RowTerms<Upper> terms(rowStart, diagPos, rows[k]);
         count[k] = terms.count;
         for (int m = 0; m < width && m < terms.count; ++m)
@@ -355,6 +386,10 @@ struct PackCoefficients
     GPULDU_HD void operator()(int k) const
     {
         const int i = rows[k];
+        if (i < 0)
+        {
+            return;
+        }
         const RowTerms<Upper> terms(rowStart, diagPos, i);
         if (!Upper)
         {
@@ -374,11 +409,13 @@ struct PackCoefficients
 //  the values it waits on in two dependent loads (its terms, then the values) instead of four
 //  (row, row extent, terms, values).
 //  out holds notReady until its rows are written (Preconditioners::sweeps fills it), so that the
-//  GPU's rows can wait on the values themselves (valueWaitSweepKernel).
-template<bool Upper, bool Transposed>
+//  GPU's rows can wait on the values themselves (valueWaitSweepKernel). At most MaxTerms terms
+//  are packed (width).
+template<bool Upper, bool Transposed, int MaxTerms = SweepRowTerms::maxTerms>
 struct SweepRow
 {
     static constexpr bool waitsOnValues = true;
+    using Terms = SweepRowTermsOf<MaxTerms>;
 
     const int* rows;
     int n;
@@ -398,36 +435,47 @@ struct SweepRow
     const double* in;
     //- forward: y; backward: w
     double* out;
+    //- The slot of each position of the level schedule when the terms are packed by chains
+    //  (LevelSchedule::slotOf), or nullptr
+    const int* slotOf;
+    //- Whether every row's terms are all packed (the chain sweep reads none from the CSR matrix)
+    bool allPacked;
 
     GPULDU_HD double coefficient(int i, int p) const
     {
         return rD[i]*entry<Transposed>(val, transpose, p);
     }
 
-    //- The row at position k and its number of terms (the slab sweep loads them a step ahead
-    //  of prefetch)
+    //- The row at slot k and its number of terms (the slab and chain sweeps load them a step
+    //  ahead of prefetch)
     GPULDU_HD SweepRowHead head(int k) const
     {
         return {rows[k], count[k]};
     }
 
-    GPULDU_HD SweepRowTerms prefetch(int k) const
+    //- The row at position k of the level schedule
+    GPULDU_HD Terms prefetch(int k) const
     {
+        if (slotOf)
+        {
+            k = slotOf[k];
+        }
         return prefetch(k, head(k));
     }
 
-    GPULDU_HD SweepRowTerms prefetch(int k, SweepRowHead h) const
+    GPULDU_HD Terms prefetch(int k, SweepRowHead h) const
     {
-        SweepRowTerms t;
+        Terms t;
         t.i = h.i;
         const int c = h.count;
-        t.start = Upper ? loadFresh(&in[t.i]) : packedRD[k]*in[t.i];
+        t.start = Upper ? loadFresh(&in[t.i]) : in[t.i];
+        t.scale = Upper ? 1 : packedRD[k];
         t.divisor = 1;
         t.nTerms = c < width ? c : width;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-        for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
+        for (int m = 0; m < Terms::maxTerms; ++m)
         {
             if (m < t.nTerms)
             {
@@ -447,7 +495,7 @@ struct SweepRow
         return t;
     }
 
-    //- Asks L2 for what prefetch(k) will load, ahead of time (valueWaitSweepKernel)
+    //- Asks L2 for what prefetch(k, head(k)) will load, ahead of time
     GPULDU_HD void prefetchL2(int k) const
     {
 #ifdef __CUDA_ARCH__
@@ -472,7 +520,7 @@ struct SweepRow
 
     //- finish(t) once t's values are read (readTerms), also handing the result to also(v)
     template<class Also>
-    GPULDU_HD void finishRead(SweepRowTerms& t, const Also& also) const
+    GPULDU_HD void finishRead(Terms& t, const Also& also) const
     {
         double* outI = out + t.i;
         const auto result = [outI, &also](double v) { storeRelaxed(outI, v); also(v); };
@@ -480,7 +528,7 @@ struct SweepRow
         {}
     }
 
-    GPULDU_HD void finish(SweepRowTerms t) const
+    GPULDU_HD void finish(Terms t) const
     {
         readTerms(t, out);
         finishRead(t, [](double) {});
@@ -559,6 +607,7 @@ struct Ilu0SweepRow
         SweepRowTerms t;
         t.i = rows[k];
         t.start = Upper ? loadFresh(&w[t.i]) : r[t.i];
+        t.scale = 1;
         t.divisor = divides ? lu[diagPos[t.i]] : 1;
         gatherTerms(t, RowTerms<Upper>(rowStart, diagPos, t.i), col, *this);
         return t;
@@ -603,6 +652,8 @@ class Preconditioners
     struct PackedSweep
     {
         int width = 0;
+        //- Whether width is the widest row's number of terms
+        bool allPacked = true;
         Vector<int> count;
         Vector<int> col;
         mutable Vector<double> rD;
@@ -621,6 +672,8 @@ class Preconditioners
     Preconditioner type_ = Preconditioner::none;
     PackedSweep forward_;
     PackedSweep backward_;
+    //- setPackedWidth's argument
+    int packedWidth_ = detail::SweepRowTerms::maxTerms;
     //- setSlabs' arguments
     int nSlabs_ = 0;
     bool slabSharedValues_ = true;
@@ -641,44 +694,50 @@ class Preconditioners
     template<bool Upper>
     void packPattern(PackedSweep& s, const LevelSchedule<B>& schedule, int maxWidth)
     {
-        const int n = A_.nRows;
+        const int n = schedule.nPacked();
         s.count.resize(n);
         s.rD.resize(Upper ? 0 : n);
         s.packed[0] = s.packed[1] = false;
         const auto pack = [&](int width)
         {
             forEach<B>(0, n, detail::PackPattern<Upper>{
-                schedule.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), n, width,
+                schedule.packedRows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), n, width,
                 ptr(s.count), ptr(s.col)});
         };
         pack(0);
         const int widest = thrust::reduce(B::policy(), s.count.begin(), s.count.end(), 0, thrust::maximum<int>());
         // slots are indexed m*n + k in int
         s.width = std::min({widest, maxWidth, std::numeric_limits<int>::max()/std::max(n, 1)});
+        s.allPacked = s.width == widest;
         s.col.resize(std::size_t(s.width)*n);
         pack(s.width);
     }
 
     //- The row functor of one DIC/DILU sweep, in -> out, its coefficients packed first if
     //  this set-up has not yet
-    template<bool Upper, bool Transposed>
-    detail::SweepRow<Upper, Transposed> sweepRow(const double* in, double* out) const
+    template<bool Upper, bool Transposed, int MaxTerms>
+    detail::SweepRow<Upper, Transposed, MaxTerms> sweepRow(const double* in, double* out) const
     {
         const PackedSweep& s = Upper ? backward_ : forward_;
+        if (s.width > MaxTerms)
+        {
+            throw Error("gpuLdu: a DIC/DILU sweep packs " + std::to_string(s.width)
+                        + " terms per row, more than its row functor holds (" + std::to_string(MaxTerms) + ")");
+        }
         const LevelSchedule<B>& schedule = Upper ? upper_ : lower_;
-        const int n = A_.nRows;
+        const int n = schedule.nPacked();
         Vector<double>& coeff = s.coeff[Transposed];
         if (!s.packed[Transposed])
         {
             coeff.resize(std::size_t(s.width)*n);
             forEach<B>(0, n, detail::PackCoefficients<Upper, Transposed>{
-                schedule.rows(), ptr(A_.rowStart), ptr(A_.diagPos), ptr(A_.transpose),
+                schedule.packedRows(), ptr(A_.rowStart), ptr(A_.diagPos), ptr(A_.transpose),
                 ptr(A_.val), ptr(rD_), n, s.width, ptr(s.rD), ptr(coeff)});
             s.packed[Transposed] = true;
         }
-        return {schedule.rows(), n, s.width, ptr(s.count), ptr(s.col), ptr(coeff), ptr(s.rD),
+        return {schedule.packedRows(), n, s.width, ptr(s.count), ptr(s.col), ptr(coeff), ptr(s.rD),
                 ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.transpose), ptr(A_.val),
-                ptr(rD_), in, out};
+                ptr(rD_), in, out, schedule.slotOf(), s.allPacked};
     }
 
     template<bool Transposed>
@@ -697,12 +756,26 @@ class Preconditioners
         {
             // y and w filled with notReady first (coalesced), then each sweep reads per row
             // (hexahedra: 3 terms) the row, count, columns, coefficients, and writes its value
-            const int n = A_.nRows;
-            thrust::fill_n(B::policy(), ptr(y_), n, notReady());
-            lower_.sweep(forwardSweep<Transposed>(r, ptr(y_)));
-            thrust::fill_n(B::policy(), w, n, notReady());
-            upper_.sweep(backwardSweep<Transposed>(ptr(y_), w));
+            if (packedWidth() <= narrowTerms)
+            {
+                dicSweeps<Transposed, narrowTerms>(w, r);
+            }
+            else
+            {
+                dicSweeps<Transposed, detail::SweepRowTerms::maxTerms>(w, r);
+            }
         }
+    }
+
+    //- The DIC/DILU sweeps r -> y -> w by row functors of MaxTerms terms
+    template<bool Transposed, int MaxTerms>
+    void dicSweeps(double* w, const double* r) const
+    {
+        const int n = A_.nRows;
+        thrust::fill_n(B::policy(), ptr(y_), n, notReady());
+        lower_.sweep(forwardSweep<Transposed, MaxTerms>(r, ptr(y_)));
+        thrust::fill_n(B::policy(), w, n, notReady());
+        upper_.sweep(backwardSweep<Transposed, MaxTerms>(ptr(y_), w));
     }
 
     template<bool Transposed>
@@ -734,32 +807,45 @@ public:
         rD_(A.nRows),
         y_(A.nRows)
     {
-        packPatterns(detail::SweepRowTerms::maxTerms);
+        packPatterns(packedWidth_);
     }
 
-    //- The row functors of the DIC/DILU sweeps, r -> y (forward) and y -> w (backward); valid
-    //  after set-up with DIC or DILU
-    template<bool Transposed>
-    detail::SweepRow<false, Transposed> forwardSweep(const double* r, double* y) const
+    //- The most terms a row has on either side on a hexahedral mesh numbered lexicographically
+    //  (blockMesh): where no packed row has more, the sweeps use row functors of this many terms
+    //  (fewer instructions and registers per row; docs/performance.md, "Narrow row functors")
+    static constexpr int narrowTerms = 3;
+
+    //- The row functors of the DIC/DILU sweeps, r -> y (forward) and y -> w (backward), each
+    //  holding MaxTerms packed terms (an Error where setPackedWidth packed more); valid after
+    //  set-up with DIC or DILU
+    template<bool Transposed, int MaxTerms = detail::SweepRowTerms::maxTerms>
+    detail::SweepRow<false, Transposed, MaxTerms> forwardSweep(const double* r, double* y) const
     {
-        return sweepRow<false, Transposed>(r, y);
+        return sweepRow<false, Transposed, MaxTerms>(r, y);
     }
 
-    template<bool Transposed>
-    detail::SweepRow<true, Transposed> backwardSweep(const double* y, double* w) const
+    template<bool Transposed, int MaxTerms = detail::SweepRowTerms::maxTerms>
+    detail::SweepRow<true, Transposed, MaxTerms> backwardSweep(const double* y, double* w) const
     {
-        return sweepRow<true, Transposed>(y, w);
+        return sweepRow<true, Transposed, MaxTerms>(y, w);
     }
 
     //- At most this many terms per row packed for the DIC/DILU sweeps (the default, and the
     //  most: SweepRowTerms::maxTerms); the rest are read from the CSR matrix
     void setPackedWidth(int width)
     {
-        packPatterns(std::max(0, std::min(width, int(detail::SweepRowTerms::maxTerms))));
+        packedWidth_ = std::max(0, std::min(width, int(detail::SweepRowTerms::maxTerms)));
+        packPatterns(packedWidth_);
         if (lower_.slabs())
         {
             setSlabs(nSlabs_, slabSharedValues_);
         }
+    }
+
+    //- The most terms per row packed, over both sweeps
+    int packedWidth() const
+    {
+        return std::max(forward_.width, backward_.width);
     }
 
     const LevelSchedule<B>& lowerSchedule() const
@@ -786,24 +872,10 @@ public:
         upper_.setValueWaits(on);
     }
 
-    //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules: n slabs, -1 one
-    //  per multiprocessor, 0 off; with sharedValues, a block reads the values of its slab's
-    //  recent rows from shared memory (slabSlots). The host schedules are rebuilt from the CSR
-    //  pattern (its upper triangle, row by row, is the LDU addressing in OpenFOAM's face order).
-    void setSlabs(int n, bool sharedValues = true)
+    //- The host schedules (lower, upper), rebuilt from the CSR pattern: its upper triangle, row
+    //  by row, is the LDU addressing in OpenFOAM's face order
+    std::pair<HostLevelSchedule, HostLevelSchedule> hostSchedules() const
     {
-        nSlabs_ = n;
-        slabSharedValues_ = sharedValues;
-        if constexpr (B::executor == Executor::gpu)
-        {
-            n = n < 0 ? B::multiprocessors() : n;
-        }
-        if (n == 0)
-        {
-            lower_.setSlabs(0, {});
-            upper_.setSlabs(0, {});
-            return;
-        }
         const thrust::host_vector<int> rowStart(A_.rowStart);
         const thrust::host_vector<int> col(A_.col);
         const thrust::host_vector<int> diagPos(A_.diagPos);
@@ -818,13 +890,62 @@ public:
             }
         }
         const LduAddressingView addr{A_.nRows, int(lower.size()), lower.data(), upper.data()};
+        return {lowerLevelSchedule(addr), upperLevelSchedule(addr)};
+    }
+
+    //- The DIC/DILU sweeps by chains (LevelSchedule::setChains), for both schedules, or not;
+    //  the terms are packed again in the chains' order
+    void setChains(bool on)
+    {
+        if (on)
+        {
+            setSlabs(0);
+            const auto [lower, upper] = hostSchedules();
+            lower_.setChains(&lower);
+            upper_.setChains(&upper);
+        }
+        else
+        {
+            lower_.setChains(nullptr);
+            upper_.setChains(nullptr);
+        }
+        packPatterns(packedWidth_);
+    }
+
+    bool chains() const
+    {
+        return lower_.chains() != nullptr;
+    }
+
+    //- The GPU sweep by slabs (LevelSchedule::setSlabs), for both schedules: n slabs, -1 one
+    //  per multiprocessor, 0 off; with sharedValues, a block reads the values of its slab's
+    //  recent rows from shared memory (slabSlots). Turns the chains off.
+    void setSlabs(int n, bool sharedValues = true)
+    {
+        if (n != 0 && chains())
+        {
+            setChains(false);
+        }
+        nSlabs_ = n;
+        slabSharedValues_ = sharedValues;
+        if constexpr (B::executor == Executor::gpu)
+        {
+            n = n < 0 ? B::multiprocessors() : n;
+        }
+        if (n == 0)
+        {
+            lower_.setSlabs(0, {});
+            upper_.setSlabs(0, {});
+            return;
+        }
+        const auto [lower, upper] = hostSchedules();
         const auto setOn = [&](LevelSchedule<B>& schedule, const HostLevelSchedule& h, const PackedSweep& packed)
         {
             const int width = sharedValues ? packed.width : 0;
             schedule.setSlabs(std::max(n, 1), h, toStd(packed.count), toStd(packed.col), width);
         };
-        setOn(lower_, lowerLevelSchedule(addr), forward_);
-        setOn(upper_, upperLevelSchedule(addr), backward_);
+        setOn(lower_, lower, forward_);
+        setOn(upper_, upper, backward_);
     }
 
     //- rD of diagonal, DIC or DILU (valid after setup).

@@ -482,6 +482,78 @@ __global__ void __launch_bounds__(Block, 1) slabSweepKernel(
     }
 }
 
+//- A whole sweep in one launch by chains (LevelSchedule::Chains), for row functors that wait on
+//  the values they read and read no terms from the CSR matrix (allPacked). A warp takes a group
+//  of 32 chains by ticket and each lane runs its chain in order. The lanes do not wait for each
+//  other: in each pass a lane reads its row's late values again, and finishes the row once all
+//  are there, so a lane may run ahead of its warp. The rows and their counts are loaded two rows
+//  ahead, the terms one row ahead, and L2 is asked for the terms `ahead` rows ahead. A chain may
+//  wait on any chain whose rows are at lower levels, not only on groups taken before it:
+//  launched only where all groups fit on the device at once. Measured slower than the ticketed
+//  sweep (docs/performance.md, "Chain sweep"): selectable, for that work.
+template<int Block, class F>
+__global__ void __launch_bounds__(Block) chainSweepKernel(int nGroups, const int* groupStart, int* ticket, F f)
+{
+    constexpr int ahead = 4;
+    using Terms = decltype(prefetchOf(f, 0));
+    using Head = decltype(f.head(0));
+    const int lane = int(threadIdx.x) % 32;
+    for (;;)
+    {
+        int g = 0;
+        if (lane == 0)
+        {
+            g = atomicAdd(ticket, 1);
+        }
+        g = __shfl_sync(0xffffffffu, g, 0);
+        if (g >= nGroups)
+        {
+            return;
+        }
+        const int end = groupStart[g + 1];
+        const auto headAt = [&](int k) { return k < end ? f.head(k) : Head{-1, 0}; };
+        const auto termsAt = [&](int k, const Head& h)
+        {
+            Terms t{};
+            if (h.i >= 0)
+            {
+                t = f.prefetch(k, h);
+            }
+            unread(t);
+            return t;
+        };
+        // this lane's chain: its rows at slots k, k + 32, ... (row -1: the chain has ended)
+        int k = groupStart[g] + lane;
+        Head h = headAt(k);
+        Head hNext = headAt(k + 32);
+        Head hAfter = headAt(k + 64);
+        Terms terms = termsAt(k, h);
+        Terms next = termsAt(k + 32, hNext);
+        while (__any_sync(0xffffffffu, h.i >= 0))
+        {
+            if (h.i < 0)
+            {
+                continue;
+            }
+            rereadTerms(terms, f.out);
+            if (terms.ready)
+            {
+                f.finishRead(terms, [](double) {});
+                k += 32;
+                h = hNext;
+                hNext = hAfter;
+                hAfter = headAt(k + 64);
+                terms = next;
+                next = termsAt(k + 32, hNext);
+                if (lane % 4 == 0)
+                {
+                    f.prefetchL2(k + 32*ahead);
+                }
+            }
+        }
+    }
+}
+
 //- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
 template<class F>
 __global__ void sumBlocksKernel(int n, F f, double* partials)
@@ -547,9 +619,10 @@ struct GpuBackend
         return thrust::cuda::par_nosync;
     }
 
-    //- A level-scheduled sweep: all levels in one launch (persistentSweepKernel) of the
-    //  schedule's number of blocks (default: see below), or one launch per level when the
-    //  schedule asks for 0 blocks
+    //- A level-scheduled sweep: all levels in one launch, by chains (chainSweepKernel) or slabs
+    //  where the schedule has them and the row functor waits on values, else by tickets
+    //  (valueWaitSweepKernel, persistentSweepKernel) of the schedule's number of blocks
+    //  (default: see below); or one launch per level when the schedule asks for 0 blocks
     template<class Schedule, class F>
     static void sweep(const Schedule& s, const F& f)
     {
@@ -560,6 +633,19 @@ struct GpuBackend
         }
         if constexpr (WaitsOnValues<F>::value)
         {
+            if (const auto* c = s.chains(); c && f.allPacked && s.oneLaunchBlocks() < 0)
+            {
+                constexpr int block = Schedule::chainBlock;
+                const auto kernel = chainSweepKernel<block, F>;
+                const int blocks = (32*c->nGroups + block - 1)/block;
+                if (blocks <= residentBlocks(kernel, block))
+                {
+                    GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));
+                    kernel<<<blocks, block>>>(c->nGroups, thrust::raw_pointer_cast(c->groupStart.data()), s.ticket(), f);
+                    GPULDU_CUDA_CHECK(cudaGetLastError());
+                    return;
+                }
+            }
             if (const auto* p = s.slabs())
             {
                 constexpr int block = Schedule::slabBlock;

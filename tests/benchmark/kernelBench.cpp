@@ -92,6 +92,15 @@ void laplacian(int n, double bandwidth)
     M.setOneLaunchBlocks(-1);
     row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
         M.setup(Preconditioner::DIC); M.apply(ptr(y), ptr(x)); }), nnz*(8 + 8 + 4) + rows*8.0 + 2*sweepBytes);
+    {
+        // the default picks the narrow row functors here (3 terms); the same sweeps by the wide
+        Vec mid(rows);
+        row("DIC apply by 8-term row functors", medianMs(20, [&]() {
+            thrust::fill_n(Bench::policy(), ptr(mid), rows, notReady());
+            M.lowerSchedule().sweep(M.template forwardSweep<false, 8>(ptr(x), ptr(mid)));
+            thrust::fill_n(Bench::policy(), ptr(y), rows, notReady());
+            M.upperSchedule().sweep(M.template backwardSweep<false, 8>(ptr(mid), ptr(y))); }), 2*sweepBytes);
+    }
     M.setPackedWidth(0);
     row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     M.setPackedWidth(detail::SweepRowTerms::maxTerms);
@@ -105,6 +114,11 @@ void laplacian(int n, double bandwidth)
             row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
         }
     }
+    M.setSlabs(0);
+    M.setChains(true);
+    row(("DIC apply, chains (" + std::to_string(M.lowerSchedule().chains()->nGroups) + " warps)").c_str(),
+        medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    M.setChains(false);
     M.setOneLaunchBlocks(-1);
     {
         // the vector steps of one PCG iteration (Pcg.hpp), each with its reduction's transfer

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace gpuLdu::test
 {
@@ -207,13 +208,90 @@ TEST(LevelSchedule, SlabPartitions)
     }
 }
 
+//- A chain partition lays out every row once, 32 chains to a group, each chain's rows one after
+//  another in its lane until it ends; each row of a chain is a direct dependency of the next,
+//  one level below it; the chains start in level order. Returns the number of chains.
+int checkChains(const HostLevelSchedule& h)
+{
+    const HostChains c = chainPartition(h);
+    const int n = int(h.rows.size());
+    std::vector<int> level(n);
+    for (int l = 0; l < h.nLevels(); ++l)
+    {
+        for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; ++k)
+        {
+            level[h.rows[k]] = l;
+        }
+    }
+    std::vector<int> seen(n, 0);
+    int chains = 0;
+    int lastStart = 0;
+    EXPECT_EQ(c.groupStart.front(), 0);
+    EXPECT_EQ(c.groupStart.back(), int(c.slotRows.size()));
+    for (int g = 0; g < c.nGroups(); ++g)
+    {
+        EXPECT_EQ((c.groupStart[g + 1] - c.groupStart[g]) % 32, 0);
+        for (int lane = 0; lane < 32; ++lane)
+        {
+            int previous = -1;
+            bool ended = false;
+            for (int slot = c.groupStart[g] + lane; slot < c.groupStart[g + 1]; slot += 32)
+            {
+                const int i = c.slotRows[slot];
+                if (i < 0)
+                {
+                    ended = true;
+                    continue;
+                }
+                EXPECT_FALSE(ended) << "a row after the end of its chain, slot " << slot;
+                ++seen.at(i);
+                if (previous < 0)
+                {
+                    ++chains;
+                    EXPECT_GE(level[i], lastStart) << "chains out of level order";
+                    lastStart = level[i];
+                }
+                else
+                {
+                    const auto first = h.deps.begin() + h.depStart[i];
+                    const auto last = h.deps.begin() + h.depStart[i + 1];
+                    EXPECT_NE(std::find(first, last, previous), last) << "row " << i << " after " << previous;
+                    EXPECT_EQ(level[i], level[previous] + 1) << "row " << i;
+                }
+                previous = i;
+            }
+        }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
+    return chains;
+}
+
+TEST(LevelSchedule, ChainPartitions)
+{
+    // a structured grid: the chains are its x lines, in both sweeps
+    const LduProblem cube = poisson3D(12, 11, 10, 1);
+    EXPECT_EQ(checkChains(lowerLevelSchedule(cube.addressing())), 11*10);
+    EXPECT_EQ(checkChains(upperLevelSchedule(cube.addressing())), 11*10);
+    for (const char* name : {"1138_bus.mtx.gz", "sherman5.mtx.gz"})
+    {
+        SCOPED_TRACE(name);
+        const LduProblem p = readMatrixMarket(dataFile(name));
+        const int lower = checkChains(lowerLevelSchedule(p.addressing()));
+        const int upper = checkChains(upperLevelSchedule(p.addressing()));
+        // chains join rows: fewer chains than rows
+        EXPECT_LT(lower, p.nCells);
+        EXPECT_LT(upper, p.nCells);
+    }
+}
+
 template<class B>
 class SweepTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SweepTest, Backends);
 
 //- The one-launch sweeps (GPU: ticketed chunks waiting on values, or on chunk flags; by slabs:
-//  7, one per multiprocessor, and slabs of 3 rows, far more than the device holds at once) against the level-by-level twin: the same arithmetic per row,
-//  so the same bits, for the factorisations and both sweeps.
+//  7, one per multiprocessor, and slabs of 3 rows, far more than the device holds at once; by
+//  chains) against the level-by-level twin: the same arithmetic
+//  per row, so the same bits, for the factorisations and both sweeps.
 TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
 {
     using B = TypeParam;
@@ -223,12 +301,15 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
         const std::vector<double> h = toHost(v);
         return std::count_if(h.begin(), h.end(), [](double x) { return !isReady(x); });
     };
+    // each problem's DILU result in the first mode: the others, chains included (their terms
+    // packed in another order), give the same bits
+    std::map<int, std::vector<double>> firstMode;
     for (const LduProblem& p : {asymmetric(60, 50, 40, 5), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
-    for (int mode : {0, 1, 2, 3, 4})
+    for (int mode : {0, 1, 2, 3, 4, 5})
     {
         SCOPED_TRACE(mode == 0 ? "chunks waiting on flags" : mode == 1 ? "chunks waiting on values"
                      : mode == 2 ? "7 slabs" : mode == 3 ? "a slab per multiprocessor"
-                     : "slabs of 3 rows (more than fit on the device at once)");
+                     : mode == 4 ? "slabs of 3 rows (more than fit on the device at once)" : "chains");
         LduSystemImpl<B> sys(p.addressing());
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
@@ -238,9 +319,14 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
             M.setOneLaunchBlocks(64);
             M.setValueWaits(mode == 1);
         }
-        else
+        else if (mode < 5)
         {
             M.setSlabs(mode == 2 ? 7 : mode == 3 ? -1 : p.nCells/3);
+        }
+        else
+        {
+            M.setChains(true);
+            EXPECT_TRUE(M.chains());
         }
         const auto& lower = M.lowerSchedule();
         const auto& upper = M.upperSchedule();
@@ -259,7 +345,7 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
         const std::vector<double> r = randomVector(n, 6);
         const Vector dr(r.begin(), r.end());
         std::vector<double> wPacked;
-        for (int width : {8, 1})
+        for (int width : {8, 3, 1})
         {
             SCOPED_TRACE("packed width " + std::to_string(width));
             M.setPackedWidth(width);
@@ -275,12 +361,31 @@ TYPED_TEST(SweepTest, OneLaunchSweepIsEquivalentToLevelByLevel)
             upper.sweepByLevel(M.template backwardSweep<true>(ptr(y2), ptr(w2)));
             EXPECT_EQ(toHost(w1), toHost(w2));
             EXPECT_EQ(countNotReady(w1), 0);
+            if (M.packedWidth() <= 3)
+            {
+                // row functors of 3 terms (hexahedral meshes): the same bits
+                Vector y3(n, notReady());
+                Vector w3(n, notReady());
+                lower.sweep(M.template forwardSweep<false, 3>(ptr(dr), ptr(y3)));
+                upper.sweep(M.template backwardSweep<true, 3>(ptr(y3), ptr(w3)));
+                EXPECT_EQ(toHost(w3), toHost(w1));
+            }
+            else
+            {
+                EXPECT_THROW((M.template forwardSweep<false, 3>(ptr(dr), ptr(y1))), Error);
+            }
             if (wPacked.empty())
             {
                 wPacked = toHost(w1);
             }
             EXPECT_EQ(toHost(w1), wPacked);
         }
+        auto& first = firstMode[n];
+        if (first.empty())
+        {
+            first = wPacked;
+        }
+        EXPECT_EQ(wPacked, first);
 
         typename B::template Vector<double> lu1(A.val);
         typename B::template Vector<double> lu2(A.val);
