@@ -546,6 +546,21 @@ public:
         return coupling.sum(ws_.sum(n(), f));
     }
 
+    //- The same into the workspace's scalar slot `slot` (workspace().scalars()), where the next
+    //  kernels read it: on one rank it stays on the device; across ranks it travels to the host
+    //  for the global sum and back
+    template<class F>
+    void gSumInto(const F& f, int slot, const Coupling& coupling)
+    {
+        ws_.sumInto(n(), f, slot);
+        if (!coupling.sumsAreLocal())
+        {
+            double local;
+            ws_.fetch(slot, 1, &local);
+            ws_.store(slot, coupling.sum(local));
+        }
+    }
+
     SolveResult solve(
         KrylovMethod method,
         double* psi,

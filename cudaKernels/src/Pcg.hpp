@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // OpenFOAM's PCG loop (v1912, openfoam-api.md c.7), step by step. Per iteration about
-// 300 B/row: one preconditioner application, one A*p, three reductions, fused updates.
+// 300 B/row: one preconditioner application, one A*p, three reductions, fused updates; one
+// value transfer to the host per iteration on one rank.
 
 #ifndef GPULDU_PCG_HPP
 #define GPULDU_PCG_HPP
@@ -24,31 +25,37 @@ void pcgLoop(
     double* wA = sys.wA();
     const auto& M = sys.preconditioners();
 
-    double wArA = 1e20;
+    // The reductions stay on the device (on one rank) in the workspace's scalar slots: wArA of
+    // iteration k in slot k%2 (the other holds the previous one), wApA in 2, sum |rA| in 3; one
+    // transfer per iteration brings wApA and the residual to the host. The same arithmetic as
+    // OpenFOAM's loop: beta = wArA/wArAold and alpha = wArA/wApA, each taken where it is used.
+    const double* scalars = sys.workspace().scalars();
     do
     {
-        const double wArAold = wArA;
+        const int now = r.nIterations % 2;
 
         // wA = M^-1 rA;  wArA = wA.rA
         M.apply(wA, rA);
-        wArA = sys.gSum(detail::Dot{wA, rA}, coupling);
+        sys.gSumInto(detail::Dot{wA, rA}, now, coupling);
 
         // pA = wA + beta*pA
         const bool first = (r.nIterations == 0);
-        forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, first ? 0 : wArA/wArAold, first});
+        forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, scalars, now, first});
 
         // wA = A pA;  wApA = wA.pA
         sys.amul(wA, pA, coupling);
-        const double wApA = sys.gSum(detail::Dot{wA, pA}, coupling);
-        if (isSingular(std::abs(wApA)/normFactor))
+        sys.gSumInto(detail::Dot{wA, pA}, 2, coupling);
+
+        // psi += alpha*pA;  rA -= alpha*wA (nothing where wApA is singular)
+        sys.gSumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, scalars, now, normFactor}, 3, coupling);
+        double wApAAndResidual[2];
+        sys.workspace().fetch(2, 2, wApAAndResidual);
+        if (isSingular(std::abs(wApAAndResidual[0])/normFactor))
         {
             r.singular = true;
             break;
         }
-
-        // psi += alpha*pA;  rA -= alpha*wA
-        const double alpha = wArA/wApA;
-        r.finalResidual = sys.gSum(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, alpha}, coupling)/normFactor;
+        r.finalResidual = wApAAndResidual[1]/normFactor;
         if (stopOnNonFinite(r))
         {
             break;

@@ -84,28 +84,40 @@ struct UpdateSearchDirection
 {
     const double* w;
     double* p;
-    double beta;
+    //- beta = scalars[now]/scalars[1 - now] (wArA and the previous wArA, PCG's reductions left on
+    //  the device), unused in the first iteration
+    const double* scalars;
+    int now;
     bool first;
 
     GPULDU_HD void operator()(int i) const
     {
-        p[i] = first ? w[i] : w[i] + beta*p[i];
+        p[i] = first ? w[i] : w[i] + scalars[now]/scalars[1 - now]*p[i];
     }
 };
 
-//- psi += alpha*p; r -= alpha*w; returns |r| for the residual sum. 48 B/row.
+//- psi += alpha*p; r -= alpha*w, alpha = scalars[now]/scalars[2] (wArA/wApA); returns |r| for
+//  the residual sum. A singular wApA (|wApA|/normFactor < 1e-300, where OpenFOAM's PCG stops
+//  before this step) updates nothing. 48 B/row.
 struct UpdateSolutionAndResidual
 {
     const double* p;
     const double* w;
     double* psi;
     double* r;
-    double alpha;
+    const double* scalars;
+    int now;
+    double normFactor;
 
     GPULDU_HD double operator()(int i) const
     {
-        psi[i] += alpha*p[i];
-        r[i] -= alpha*w[i];
+        const double wApA = scalars[2];
+        if (!((wApA < 0 ? -wApA : wApA)/normFactor < 1e-300))
+        {
+            const double alpha = scalars[now]/wApA;
+            psi[i] += alpha*p[i];
+            r[i] -= alpha*w[i];
+        }
         return r[i] < 0 ? -r[i] : r[i];
     }
 };

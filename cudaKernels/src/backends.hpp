@@ -165,10 +165,39 @@ struct CpuBackend
     static void synchronize()
     {}
 
-    //- Per-system state for the repeated work of a solve (none needed on the host).
+    //- Per-system state for the repeated work of a solve: the scalar slots of sumInto.
     class Workspace
     {
     public:
+        static constexpr int nScalars = 4;
+
+    private:
+        double scalars_[nScalars] = {};
+
+    public:
+        //- sum(n, f) into scalar slot `slot`, left where the next steps read it (scalars())
+        template<class F>
+        void sumInto(int n, const F& f, int slot)
+        {
+            scalars_[slot] = sum(n, f);
+        }
+
+        const double* scalars() const
+        {
+            return scalars_;
+        }
+
+        //- Slots [first, first + count) to the host
+        void fetch(int first, int count, double* host) const
+        {
+            std::memcpy(host, scalars_ + first, count*sizeof(double));
+        }
+
+        void store(int slot, double v)
+        {
+            scalars_[slot] = v;
+        }
+
         //- Sum of f(i) over i in [0, n), in index order like OpenFOAM's loops.
         template<class F>
         double sum(int n, const F& f)
@@ -580,10 +609,10 @@ __global__ void sumBlocksKernel(int n, F f, double* partials)
     }
 }
 
-//- partials[0] = sum of partials[0, m), one block of Block threads. (A template, defined here,
-//  so that every binary that instantiates the GPU algorithms has its own copy of the kernel.)
+//- *out = sum of partials[0, m), one block of Block threads. (A template, defined here, so that
+//  every binary that instantiates the GPU algorithms has its own copy of the kernel.)
 template<int Block>
-__global__ void sumPartialsKernel(int m, double* partials)
+__global__ void sumPartialsKernel(int m, const double* partials, double* out)
 {
     __shared__ double s[Block];
     double acc = 0;
@@ -603,7 +632,7 @@ __global__ void sumPartialsKernel(int m, double* partials)
     }
     if (threadIdx.x == 0)
     {
-        partials[0] = s[0];
+        *out = s[0];
     }
 }
 
@@ -743,10 +772,15 @@ struct GpuBackend
         GPULDU_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
-    //- Per-system state for the repeated work of a solve: the partial sums of the reductions
-    //  and a pinned host buffer through which values travel (one DMA per transfer).
+    //- Per-system state for the repeated work of a solve: the partial sums of the reductions,
+    //  the scalar slots of sumInto (after the partials), and a pinned host buffer through which
+    //  values travel (one DMA per transfer).
     class Workspace
     {
+    public:
+        static constexpr int nScalars = 4;
+
+    private:
         static constexpr int block_ = 256;
         static constexpr int maxBlocks_ = 1024;
         double* partials_ = nullptr;
@@ -768,12 +802,40 @@ struct GpuBackend
             const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
             sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_);
+            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
             double result;
             GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));
             result = *pinned_;
             return result;
+        }
+
+        //- The sum into scalar slot `slot`, left on the device where the next kernels read it
+        //  (scalars()): no transfer, no wait
+        template<class F>
+        void sumInto(int n, const F& f, int slot)
+        {
+            const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
+            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, partials_ + maxBlocks_ + slot);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
+        const double* scalars() const
+        {
+            return partials_ + maxBlocks_;
+        }
+
+        //- Slots [first, first + count) to the host (one transfer)
+        void fetch(int first, int count, double* host)
+        {
+            download(host, scalars() + first, count);
+        }
+
+        void store(int slot, double v)
+        {
+            upload(partials_ + maxBlocks_ + slot, {{&v, 1}});
         }
 
         void upload(double* device, std::initializer_list<std::pair<const double*, std::size_t>> parts);

@@ -21,7 +21,7 @@ void cudaCheck(cudaError_t status, const char* call, const char* file, int line)
 
 GpuBackend::Workspace::Workspace()
 {
-    GPULDU_CUDA_CHECK(cudaMalloc(&partials_, maxBlocks_*sizeof(double)));
+    GPULDU_CUDA_CHECK(cudaMalloc(&partials_, (maxBlocks_ + nScalars)*sizeof(double)));
 }
 
 

@@ -193,6 +193,58 @@ TYPED_TEST(KrylovTest, ZeroMatrixIsSingular)
     const SolveResult res = solve<TypeParam>(p, psi, b, SolverControls(), Preconditioner::none);
     EXPECT_TRUE(res.singular);
     EXPECT_EQ(res.nIterations, 0);
+    // stopped before the update, like OpenFOAM's loop (the update kernel checks wApA too)
+    EXPECT_EQ(psi, std::vector<double>(p.nCells, 0.0));
+}
+
+//- A coupling whose sums go through the host, as across ranks (here of one rank's values; the
+//  two-rank case, where a global sum differs from the local one, is tests/integration/parallel.sh)
+class HostSumCoupling : public ProblemCoupling
+{
+public:
+    using ProblemCoupling::ProblemCoupling;
+    mutable int sums = 0;
+
+    bool sumsAreLocal() const override
+    {
+        return false;
+    }
+
+    double sum(double local) const override
+    {
+        ++sums;
+        return local;
+    }
+};
+
+TYPED_TEST(KrylovTest, PcgSumsKeptOnTheDeviceEqualSumsThroughTheHost)
+{
+    const LduProblem p = poisson3D(20, 18, 16, 71, -1, true);
+    const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 72));
+    SolverControls c;
+    c.tolerance = 1e-10;
+    std::vector<std::vector<double>> psi;
+    std::vector<SolveResult> res;
+    int hostSums = 0;
+    for (bool local : {true, false})
+    {
+        HostSumCoupling host(p);
+        ProblemCoupling plain(p);
+        ProblemCoupling* coupling = local ? &plain : &host;
+        EXPECT_EQ(coupling->sumsAreLocal(), local);
+        LduSystemImpl<TypeParam> sys(p.addressing());
+        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        sys.setInterfaces(coupling->cells(), coupling->sumACorrection);
+        psi.push_back(randomVector(p.nCells, 73, -0.1, 0.1));
+        res.push_back(sys.solve(KrylovMethod::PCG, psi.back().data(), b.data(), c, Preconditioner::DIC, *coupling));
+        hostSums = host.sums;
+    }
+    // three reductions per iteration went through the host
+    EXPECT_GE(hostSums, 3*res[1].nIterations);
+    EXPECT_GT(res[0].nIterations, 10);
+    EXPECT_EQ(res[0].nIterations, res[1].nIterations);
+    EXPECT_EQ(res[0].finalResidual, res[1].finalResidual);
+    EXPECT_EQ(psi[0], psi[1]);
 }
 
 #ifdef __CUDACC__

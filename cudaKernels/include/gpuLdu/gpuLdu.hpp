@@ -149,6 +149,13 @@ public:
         return local;
     }
 
+    //- Whether sum returns its argument (one rank): then a solver keeps its sums on the device
+    //  between the steps that use them, and brings one value per iteration to the host
+    virtual bool sumsAreLocal() const
+    {
+        return true;
+    }
+
     //- Given x at the interface cells (in the order of LduSystem::setInterfaces), return in
     //  result the interface contribution to (A x) at the same cells.
     virtual void interfaceProduct(const double* xAtCells, double* result) const

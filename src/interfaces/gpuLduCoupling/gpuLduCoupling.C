@@ -74,6 +74,12 @@ double Foam::gpuLduCoupling::sum(double local) const
 }
 
 
+bool Foam::gpuLduCoupling::sumsAreLocal() const
+{
+    return !Pstream::parRun();
+}
+
+
 void Foam::gpuLduCoupling::interfaceProduct
 (
     const double* xAtCells,
