@@ -219,8 +219,9 @@ inline std::vector<int> slabSlots(const HostLevelSchedule& h, const HostSlabs& s
 //  finds one of each row's values already at hand and waits only for the others. A row joins
 //  the chain of one of its critical dependencies (one level below it: the last to be ready),
 //  the nearest by row number whose chain is still open; rows are served nearest first, so on a
-//  structured mesh the chains are the mesh lines of the innermost index, in both sweeps (then a
-//  sweep is about 2n dependent steps between threads on an n^3 mesh instead of 3n). The chains,
+//  structured mesh the chains are the mesh lines of the innermost index, in both sweeps (on an
+//  n^3 mesh, 2n hand-overs between threads and n steps within one instead of 3n hand-overs; but
+//  a step within a thread measured no cheaper than a hand-over, docs/performance.md). The chains,
 //  by the level of their first row, go 32 to a group (a warp), laid out step by step: the s-th
 //  row of the group's chain l at slot groupStart[g] + 32*s + l, -1 past the chain's end.
 struct HostChains

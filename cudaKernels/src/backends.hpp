@@ -519,7 +519,8 @@ __global__ void __launch_bounds__(Block, 1) slabSweepKernel(
 //  ahead, the terms one row ahead, and L2 is asked for the terms `ahead` rows ahead. A chain may
 //  wait on any chain whose rows are at lower levels, not only on groups taken before it:
 //  launched only where all groups fit on the device at once. Measured slower than the ticketed
-//  sweep (docs/performance.md, "Chain sweep"): selectable, for that work.
+//  sweep (docs/performance.md, "Row functors of 3 terms, chain sweep, cluster microbenchmark"):
+//  selectable, for that work.
 template<int Block, class F>
 __global__ void __launch_bounds__(Block) chainSweepKernel(int nGroups, const int* groupStart, int* ticket, F f)
 {
