@@ -30,37 +30,43 @@ void pbicgStabLoop(
     const auto& M = sys.preconditioners();
 
     forEach<B>(0, n, detail::Copy{rA, rA0});
-    double rA0rA = 0;
-    double alpha = 0;
-    double omega = 0;
+    // The reductions stay on the device (on one rank) in the workspace's scalar slots
+    // (detail::StabScalars); two transfers per iteration bring to the host what its tests need:
+    // rA0.rA with the half-step residual, and tA.tA, tA.sA (omega) with the final residual.
+    auto& ws = sys.workspace();
+    double omega = 1;
     do
     {
-        const double rA0rAold = rA0rA;
-        rA0rA = sys.gSum(detail::Dot{rA0, rA}, coupling);
-        if (isSingular(std::abs(rA0rA)))
-        {
-            r.singular = true;
-            break;
-        }
-
-        // pA = rA + beta*(pA - omega*AyA)
+        const int now = 2*(r.nIterations % 2);
+        const detail::StabScalars sc{ws.scalars(), now};
         const bool first = (r.nIterations == 0);
+        // OpenFOAM tests rA0.rA first, then omega; both stop the loop as singular, before any
+        // update, so omega (known here) is tested first and rA0.rA after the half step
         if (!first && isSingular(std::abs(omega)))
         {
             r.singular = true;
             break;
         }
-        const double beta = first ? 0 : (rA0rA/rA0rAold)*(alpha/omega);
-        forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, beta, omega, first});
+
+        // rA0rA = rA0.rA;  pA = rA + beta*(pA - omega*AyA) (nothing where rA0rA is singular)
+        sys.gSumInto(detail::Dot{rA0, rA}, now, coupling);
+        forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, sc, first});
 
         // yA = M^-1 pA;  AyA = A yA;  alpha = rA0.rA/rA0.AyA
         M.apply(yA, pA);
         sys.amul(AyA, yA, coupling);
-        const double rA0AyA = sys.gSum(detail::Dot{rA0, AyA}, coupling);
-        alpha = rA0rA/rA0AyA;
+        sys.gSumInto(detail::Dot{rA0, AyA}, 4, coupling);
 
         // sA = rA - alpha*AyA, and the convergence test at the half step
-        r.finalResidual = sys.gSum(detail::HalfStepResidual{rA, AyA, sA, alpha}, coupling)/normFactor;
+        sys.gSumInto(detail::HalfStepResidual{rA, AyA, sA, sc}, now + 1, coupling);
+        double rA0rAAndResidual[2];
+        ws.fetch(now, 2, rA0rAAndResidual);
+        if (isSingular(std::abs(rA0rAAndResidual[0])))
+        {
+            r.singular = true;
+            break;
+        }
+        r.finalResidual = rA0rAAndResidual[1]/normFactor;
         if (stopOnNonFinite(r))
         {
             break;
@@ -68,7 +74,7 @@ void pbicgStabLoop(
         if (r.nIterations >= c.minIter
          && (r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
         {
-            forEach<B>(0, n, detail::AddScaled{yA, psi, alpha});
+            forEach<B>(0, n, detail::AddScaled{yA, psi, sc});
             ++r.nIterations;
             return;
         }
@@ -76,11 +82,15 @@ void pbicgStabLoop(
         // zA = M^-1 sA;  tA = A zA;  omega = tA.sA/tA.tA
         M.apply(zA, sA);
         sys.amul(tA, zA, coupling);
-        const double tAtA = sys.gSum(detail::SumSqr{tA}, coupling);
-        omega = sys.gSum(detail::Dot{tA, sA}, coupling)/tAtA;
+        sys.gSumInto(detail::SumSqr{tA}, 5, coupling);
+        sys.gSumInto(detail::Dot{tA, sA}, 6, coupling);
 
         // psi += alpha*yA + omega*zA;  rA = sA - omega*tA
-        r.finalResidual = sys.gSum(detail::UpdateStab{yA, zA, sA, tA, psi, rA, alpha, omega}, coupling)/normFactor;
+        sys.gSumInto(detail::UpdateStab{yA, zA, sA, tA, psi, rA, sc}, 7, coupling);
+        double omegaAndResidual[3];
+        ws.fetch(5, 3, omegaAndResidual);
+        omega = omegaAndResidual[1]/omegaAndResidual[0];
+        r.finalResidual = omegaAndResidual[2]/normFactor;
         if (stopOnNonFinite(r))
         {
             break;

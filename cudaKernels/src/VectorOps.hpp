@@ -159,19 +159,60 @@ struct UpdateBiCG
     }
 };
 
-//- pA = rA (first iteration) or rA + beta*(pA - omega*AyA)  (PBiCGStab)
+//- PBiCGStab's reductions as they stay on the device (LduSystemImpl::gSumInto): rA0.rA of
+//  iteration k in slot 2*(k%2), that step's half-step residual sum beside it, rA0.AyA in 4,
+//  tA.tA in 5, tA.sA in 6, the final residual sum in 7. alpha, omega and beta are OpenFOAM's
+//  quotients, taken from the slots where they are used.
+struct StabScalars
+{
+    const double* s;
+    //- 2*(k%2)
+    int now;
+
+    GPULDU_HD double alpha() const
+    {
+        return s[now]/s[4];
+    }
+
+    GPULDU_HD double omega() const
+    {
+        return s[6]/s[5];
+    }
+
+    //- (rA0rA/rA0rAold)*(alpha/omega), with the previous iteration's alpha and omega (their slots
+    //  are not yet overwritten when the direction is updated)
+    GPULDU_HD double beta() const
+    {
+        const int old = 2 - now;
+        return (s[now]/s[old])*((s[old]/s[4])/omega());
+    }
+
+    //- Where OpenFOAM's loop stops at the start of an iteration: rA0.rA, or (after the first)
+    //  omega, singular (|x| < 1e-300)
+    GPULDU_HD bool singularStart(bool first) const
+    {
+        const double rA0rA = s[now] < 0 ? -s[now] : s[now];
+        const double w = first ? 1 : omega();
+        return rA0rA < 1e-300 || (w < 0 ? -w : w) < 1e-300;
+    }
+};
+
+//- pA = rA (first iteration) or rA + beta*(pA - omega*AyA); nothing where OpenFOAM's loop
+//  stops first (StabScalars::singularStart)  (PBiCGStab)
 struct UpdateStabDirection
 {
     const double* rA;
     const double* AyA;
     double* pA;
-    double beta;
-    double omega;
+    StabScalars sc;
     bool first;
 
     GPULDU_HD void operator()(int i) const
     {
-        pA[i] = first ? rA[i] : rA[i] + beta*(pA[i] - omega*AyA[i]);
+        if (!sc.singularStart(first))
+        {
+            pA[i] = first ? rA[i] : rA[i] + sc.beta()*(pA[i] - sc.omega()*AyA[i]);
+        }
     }
 };
 
@@ -181,11 +222,11 @@ struct HalfStepResidual
     const double* rA;
     const double* AyA;
     double* sA;
-    double alpha;
+    StabScalars sc;
 
     GPULDU_HD double operator()(int i) const
     {
-        sA[i] = rA[i] - alpha*AyA[i];
+        sA[i] = rA[i] - sc.alpha()*AyA[i];
         return magnitude(sA[i]);
     }
 };
@@ -195,11 +236,11 @@ struct AddScaled
 {
     const double* yA;
     double* psi;
-    double alpha;
+    StabScalars sc;
 
     GPULDU_HD void operator()(int i) const
     {
-        psi[i] += alpha*yA[i];
+        psi[i] += sc.alpha()*yA[i];
     }
 };
 
@@ -212,11 +253,12 @@ struct UpdateStab
     const double* tA;
     double* psi;
     double* rA;
-    double alpha;
-    double omega;
+    StabScalars sc;
 
     GPULDU_HD double operator()(int i) const
     {
+        const double alpha = sc.alpha();
+        const double omega = sc.omega();
         psi[i] += alpha*yA[i] + omega*zA[i];
         rA[i] = sA[i] - omega*tA[i];
         return magnitude(rA[i]);

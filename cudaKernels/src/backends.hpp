@@ -169,7 +169,7 @@ struct CpuBackend
     class Workspace
     {
     public:
-        static constexpr int nScalars = 4;
+        static constexpr int nScalars = 8;
 
     private:
         double scalars_[nScalars] = {};
@@ -779,7 +779,7 @@ struct GpuBackend
     class Workspace
     {
     public:
-        static constexpr int nScalars = 4;
+        static constexpr int nScalars = 8;
 
     private:
         static constexpr int block_ = 256;
