@@ -32,33 +32,37 @@ void pbicgLoop(
     sys.tmul(wT, psi, coupling);
     forEach<B>(0, n, detail::Residual{source, wT, rT});
 
-    double wArT = 0;
+    // The reductions stay on the device (on one rank) in the workspace's scalar slots
+    // (detail::CgScalars); one transfer per iteration brings wApT and the residual to the host
     do
     {
-        const double wArTold = wArT;
+        const int now = r.nIterations % 2;
+        const detail::CgScalars sc{sys.workspace().scalars(), now, normFactor};
 
         // wA = M^-1 rA;  wT = M^-T rT;  wArT = wA.rT
         M.apply(wA, rA);
         M.applyT(wT, rT);
-        wArT = sys.gSum(detail::Dot{wA, rT}, coupling);
+        sys.gSumInto(detail::Dot{wA, rT}, now, coupling);
 
         // pA = wA + beta*pA;  pT = wT + beta*pT
         const bool first = (r.nIterations == 0);
-        forEach<B>(0, n, detail::UpdateSearchDirections{wA, wT, pA, pT, first ? 0 : wArT/wArTold, first});
+        forEach<B>(0, n, detail::UpdateSearchDirections{wA, wT, pA, pT, sc, first});
 
         // wA = A pA;  wT = A^T pT;  wApT = wA.pT
         sys.amul(wA, pA, coupling);
         sys.tmul(wT, pT, coupling);
-        const double wApT = sys.gSum(detail::Dot{wA, pT}, coupling);
-        if (isSingular(std::abs(wApT)/normFactor))
+        sys.gSumInto(detail::Dot{wA, pT}, 2, coupling);
+
+        // psi += alpha*pA;  rA -= alpha*wA;  rT -= alpha*wT (nothing where wApT is singular)
+        sys.gSumInto(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, sc}, 3, coupling);
+        double wApTAndResidual[2];
+        sys.workspace().fetch(2, 2, wApTAndResidual);
+        if (isSingular(std::abs(wApTAndResidual[0])/normFactor))
         {
             r.singular = true;
             break;
         }
-
-        // psi += alpha*pA;  rA -= alpha*wA;  rT -= alpha*wT
-        const double alpha = wArT/wApT;
-        r.finalResidual = sys.gSum(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, alpha}, coupling)/normFactor;
+        r.finalResidual = wApTAndResidual[1]/normFactor;
         if (stopOnNonFinite(r))
         {
             break;

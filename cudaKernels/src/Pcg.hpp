@@ -25,14 +25,12 @@ void pcgLoop(
     double* wA = sys.wA();
     const auto& M = sys.preconditioners();
 
-    // The reductions stay on the device (on one rank) in the workspace's scalar slots: wArA of
-    // iteration k in slot k%2 (the other holds the previous one), wApA in 2, sum |rA| in 3; one
-    // transfer per iteration brings wApA and the residual to the host. The same arithmetic as
-    // OpenFOAM's loop: beta = wArA/wArAold and alpha = wArA/wApA, each taken where it is used.
-    const double* scalars = sys.workspace().scalars();
+    // The reductions stay on the device (on one rank) in the workspace's scalar slots
+    // (detail::CgScalars); one transfer per iteration brings wApA and the residual to the host
     do
     {
         const int now = r.nIterations % 2;
+        const detail::CgScalars sc{sys.workspace().scalars(), now, normFactor};
 
         // wA = M^-1 rA;  wArA = wA.rA
         M.apply(wA, rA);
@@ -40,14 +38,14 @@ void pcgLoop(
 
         // pA = wA + beta*pA
         const bool first = (r.nIterations == 0);
-        forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, scalars, now, first});
+        forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, sc, first});
 
         // wA = A pA;  wApA = wA.pA
         sys.amul(wA, pA, coupling);
         sys.gSumInto(detail::Dot{wA, pA}, 2, coupling);
 
         // psi += alpha*pA;  rA -= alpha*wA (nothing where wApA is singular)
-        sys.gSumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, scalars, now, normFactor}, 3, coupling);
+        sys.gSumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, sc}, 3, coupling);
         double wApAAndResidual[2];
         sys.workspace().fetch(2, 2, wApAAndResidual);
         if (isSingular(std::abs(wApAAndResidual[0])/normFactor))

@@ -79,42 +79,62 @@ struct NormFactorTerm
     }
 };
 
+//- PCG's and PBiCG's reductions as they stay on the device (LduSystemImpl::gSumInto): wA.rA
+//  (PBiCG: wA.rT) of iteration k in slot k%2, the previous one in the other, wA.pA (wA.pT) in 2,
+//  the residual sum in 3. beta and alpha are OpenFOAM's quotients, taken where they are used.
+struct CgScalars
+{
+    const double* s;
+    //- k%2
+    int now;
+    double normFactor;
+
+    GPULDU_HD double beta() const
+    {
+        return s[now]/s[1 - now];
+    }
+
+    GPULDU_HD double alpha() const
+    {
+        return s[now]/s[2];
+    }
+
+    //- Where OpenFOAM's loop stops before the update: |wA.pA|/normFactor < 1e-300
+    GPULDU_HD bool singular() const
+    {
+        return (s[2] < 0 ? -s[2] : s[2])/normFactor < 1e-300;
+    }
+};
+
 //- p = w (first iteration) or p = w + beta*p
 struct UpdateSearchDirection
 {
     const double* w;
     double* p;
-    //- beta = scalars[now]/scalars[1 - now] (wArA and the previous wArA, PCG's reductions left on
-    //  the device), unused in the first iteration
-    const double* scalars;
-    int now;
+    CgScalars sc;
     bool first;
 
     GPULDU_HD void operator()(int i) const
     {
-        p[i] = first ? w[i] : w[i] + scalars[now]/scalars[1 - now]*p[i];
+        p[i] = first ? w[i] : w[i] + sc.beta()*p[i];
     }
 };
 
-//- psi += alpha*p; r -= alpha*w, alpha = scalars[now]/scalars[2] (wArA/wApA); returns |r| for
-//  the residual sum. A singular wApA (|wApA|/normFactor < 1e-300, where OpenFOAM's PCG stops
-//  before this step) updates nothing. 48 B/row.
+//- psi += alpha*p; r -= alpha*w; returns |r| for the residual sum; nothing where wA.pA is
+//  singular (OpenFOAM's loop stops before this step). 48 B/row.
 struct UpdateSolutionAndResidual
 {
     const double* p;
     const double* w;
     double* psi;
     double* r;
-    const double* scalars;
-    int now;
-    double normFactor;
+    CgScalars sc;
 
     GPULDU_HD double operator()(int i) const
     {
-        const double wApA = scalars[2];
-        if (!((wApA < 0 ? -wApA : wApA)/normFactor < 1e-300))
+        if (!sc.singular())
         {
-            const double alpha = scalars[now]/wApA;
+            const double alpha = sc.alpha();
             psi[i] += alpha*p[i];
             r[i] -= alpha*w[i];
         }
@@ -129,17 +149,19 @@ struct UpdateSearchDirections
     const double* wT;
     double* pA;
     double* pT;
-    double beta;
+    CgScalars sc;
     bool first;
 
     GPULDU_HD void operator()(int i) const
     {
+        const double beta = first ? 0 : sc.beta();
         pA[i] = first ? wA[i] : wA[i] + beta*pA[i];
         pT[i] = first ? wT[i] : wT[i] + beta*pT[i];
     }
 };
 
-//- psi += alpha*pA; rA -= alpha*wA; rT -= alpha*wT; returns |rA| (PBiCG).
+//- psi += alpha*pA; rA -= alpha*wA; rT -= alpha*wT; returns |rA|; nothing where wA.pT is
+//  singular (PBiCG).
 struct UpdateBiCG
 {
     const double* pA;
@@ -148,13 +170,17 @@ struct UpdateBiCG
     double* psi;
     double* rA;
     double* rT;
-    double alpha;
+    CgScalars sc;
 
     GPULDU_HD double operator()(int i) const
     {
-        psi[i] += alpha*pA[i];
-        rA[i] -= alpha*wA[i];
-        rT[i] -= alpha*wT[i];
+        if (!sc.singular())
+        {
+            const double alpha = sc.alpha();
+            psi[i] += alpha*pA[i];
+            rA[i] -= alpha*wA[i];
+            rT[i] -= alpha*wT[i];
+        }
         return magnitude(rA[i]);
     }
 };

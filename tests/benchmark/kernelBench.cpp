@@ -134,9 +134,9 @@ void laplacian(int n, double bandwidth)
         row("PCG: w.r (sum kept on the device)", medianMs(20, [&]() {
             sys.gSumInto(detail::Dot{ptr(w), ptr(x)}, 3, Coupling()); }), rows*16.0);
         row("PCG: p = w + beta p", medianMs(20, [&]() {
-            forEach<Bench>(0, rows, detail::UpdateSearchDirection{ptr(w), ptr(q), ws.scalars(), 0, false}); }), rows*24.0);
+            forEach<Bench>(0, rows, detail::UpdateSearchDirection{ptr(w), ptr(q), {ws.scalars(), 0, 1.0}, false}); }), rows*24.0);
         row("PCG: psi += a p, r -= a w, sum |r|", medianMs(20, [&]() {
-            sys.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y), ws.scalars(), 0, 1.0}, Coupling()); }), rows*48.0);
+            sys.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y), {ws.scalars(), 0, 1.0}}, Coupling()); }), rows*48.0);
     }
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);

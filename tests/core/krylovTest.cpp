@@ -218,13 +218,14 @@ public:
     }
 };
 
-//- PCG and PBiCGStab keep their sums on the device on one rank; through the host (as across
-//  ranks) they give the same bits and iterations
+//- PCG, PBiCG and PBiCGStab keep their sums on the device on one rank; through the host (as
+//  across ranks) they give the same bits and iterations
 TYPED_TEST(KrylovTest, SumsKeptOnTheDeviceEqualSumsThroughTheHost)
 {
     const LduProblem symmetric = poisson3D(20, 18, 16, 71, -1, true);
     const LduProblem asymmetric = gpuLdu::test::asymmetric(18, 14, 12, 74, true);
     for (const auto& [p, method, type] : {std::tuple{&symmetric, KrylovMethod::PCG, Preconditioner::DIC},
+                                          std::tuple{&asymmetric, KrylovMethod::PBiCG, Preconditioner::DILU},
                                           std::tuple{&asymmetric, KrylovMethod::PBiCGStab, Preconditioner::DILU}})
     {
         SCOPED_TRACE("method " + std::to_string(int(method)));
@@ -247,7 +248,7 @@ TYPED_TEST(KrylovTest, SumsKeptOnTheDeviceEqualSumsThroughTheHost)
             res.push_back(sys.solve(method, psi.back().data(), b.data(), c, type, *coupling));
             hostSums = host.sums;
         }
-        // three (PCG) or five (PBiCGStab) reductions per iteration went through the host
+        // three (PCG, PBiCG) or five (PBiCGStab) reductions per iteration went through the host
         EXPECT_GE(hostSums, 3*res[1].nIterations);
         EXPECT_GT(res[0].nIterations, 3);
         EXPECT_EQ(res[0].nIterations, res[1].nIterations);
