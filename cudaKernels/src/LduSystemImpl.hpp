@@ -176,12 +176,6 @@ inline bool isConverged(double finalResidual, double initialResidual, const Solv
         || (c.relTol > 1e-20 && std::isless(finalResidual, c.relTol*initialResidual));
 }
 
-//- OpenFOAM's SolverPerformance::checkSingularity: below VSMALL.
-inline bool isSingular(double x)
-{
-    return std::isless(x, 1e-300);
-}
-
 //- A residual that is NaN or infinite ends the loop (counted as an iteration).
 inline bool stopOnNonFinite(SolveResult& r)
 {

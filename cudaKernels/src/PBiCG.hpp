@@ -57,7 +57,7 @@ void pbicgLoop(
         sys.gSumInto(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, sc}, 3, coupling);
         double wApTAndResidual[2];
         sys.workspace().fetch(2, 2, wApTAndResidual);
-        if (isSingular(std::abs(wApTAndResidual[0])/normFactor))
+        if (detail::isSingular(std::abs(wApTAndResidual[0])/normFactor))
         {
             r.singular = true;
             break;

@@ -42,7 +42,7 @@ void pbicgStabLoop(
         const bool first = (r.nIterations == 0);
         // OpenFOAM tests rA0.rA first, then omega; both stop the loop as singular, before any
         // update, so omega (known here) is tested first and rA0.rA after the half step
-        if (!first && isSingular(std::abs(omega)))
+        if (!first && detail::isSingular(std::abs(omega)))
         {
             r.singular = true;
             break;
@@ -61,7 +61,7 @@ void pbicgStabLoop(
         sys.gSumInto(detail::HalfStepResidual{rA, AyA, sA, sc}, now + 1, coupling);
         double rA0rAAndResidual[2];
         ws.fetch(now, 2, rA0rAAndResidual);
-        if (isSingular(std::abs(rA0rAAndResidual[0])))
+        if (detail::isSingular(std::abs(rA0rAAndResidual[0])))
         {
             r.singular = true;
             break;

@@ -48,7 +48,7 @@ void pcgLoop(
         sys.gSumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, sc}, 3, coupling);
         double wApAAndResidual[2];
         sys.workspace().fetch(2, 2, wApAAndResidual);
-        if (isSingular(std::abs(wApAAndResidual[0])/normFactor))
+        if (detail::isSingular(std::abs(wApAAndResidual[0])/normFactor))
         {
             r.singular = true;
             break;

@@ -7,6 +7,8 @@
 
 #include "backends.hpp"
 
+#include <cmath>
+
 namespace gpuLdu
 {
 
@@ -16,6 +18,18 @@ namespace detail
 GPULDU_HD inline double magnitude(double x)
 {
     return x < 0 ? -x : x;
+}
+
+//- OpenFOAM's SolverPerformance::checkSingularity: below VSMALL (false for a NaN). On the host a
+//  quiet comparison (std::isless): OpenFOAM runs with floating-point exceptions trapped, and an
+//  ordinary comparison with NaN raises one.
+GPULDU_HD inline bool isSingular(double x)
+{
+#ifdef __CUDA_ARCH__
+    return x < 1e-300;
+#else
+    return std::isless(x, 1e-300);
+#endif
 }
 
 //- r = b - Ax
@@ -99,10 +113,10 @@ struct CgScalars
         return s[now]/s[2];
     }
 
-    //- Where OpenFOAM's loop stops before the update: |wA.pA|/normFactor < 1e-300
+    //- Where OpenFOAM's loop stops before the update: |wA.pA|/normFactor singular
     GPULDU_HD bool singular() const
     {
-        return (s[2] < 0 ? -s[2] : s[2])/normFactor < 1e-300;
+        return isSingular(magnitude(s[2])/normFactor);
     }
 };
 
@@ -214,12 +228,10 @@ struct StabScalars
     }
 
     //- Where OpenFOAM's loop stops at the start of an iteration: rA0.rA, or (after the first)
-    //  omega, singular (|x| < 1e-300)
+    //  omega, singular
     GPULDU_HD bool singularStart(bool first) const
     {
-        const double rA0rA = s[now] < 0 ? -s[now] : s[now];
-        const double w = first ? 1 : omega();
-        return rA0rA < 1e-300 || (w < 0 ? -w : w) < 1e-300;
+        return isSingular(magnitude(s[now])) || (!first && isSingular(magnitude(omega())));
     }
 };
 

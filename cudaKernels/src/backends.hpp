@@ -790,21 +790,29 @@ struct GpuBackend
 
         double* pinned(std::size_t n);
 
+        //- *out (device memory) = sum of f(i) over i in [0, n): block sums, then one block sums
+        //  those
+        template<class F>
+        void sumTo(int n, const F& f, double* out)
+        {
+            const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
+            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, out);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
     public:
         Workspace();
         ~Workspace();
         Workspace(const Workspace&) = delete;
         Workspace& operator=(const Workspace&) = delete;
 
-        //- Sum of f(i) over i in [0, n): block sums, then one block sums those.
+        //- Sum of f(i) over i in [0, n)
         template<class F>
         double sum(int n, const F& f)
         {
-            const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
-            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, partials_);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumTo(n, f, partials_);
             double result;
             GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));
             result = *pinned_;
@@ -816,11 +824,7 @@ struct GpuBackend
         template<class F>
         void sumInto(int n, const F& f, int slot)
         {
-            const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
-            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, partials_ + maxBlocks_ + slot);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumTo(n, f, partials_ + maxBlocks_ + slot);
         }
 
         const double* scalars() const
