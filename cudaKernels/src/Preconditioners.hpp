@@ -778,6 +778,27 @@ class Preconditioners
         upper_.sweep(backwardSweep<Transposed, MaxTerms>(ptr(y_), w));
     }
 
+    //- The host schedules (lower, upper), rebuilt from the CSR pattern: its upper triangle, row
+    //  by row, is the LDU addressing in OpenFOAM's face order
+    std::pair<HostLevelSchedule, HostLevelSchedule> hostSchedules() const
+    {
+        const thrust::host_vector<int> rowStart(A_.rowStart);
+        const thrust::host_vector<int> col(A_.col);
+        const thrust::host_vector<int> diagPos(A_.diagPos);
+        std::vector<int> lower;
+        std::vector<int> upper;
+        for (int i = 0; i < A_.nRows; ++i)
+        {
+            for (int p = diagPos[i] + 1; p < rowStart[i + 1]; ++p)
+            {
+                lower.push_back(i);
+                upper.push_back(col[p]);
+            }
+        }
+        const LduAddressingView addr{A_.nRows, int(lower.size()), lower.data(), upper.data()};
+        return {lowerLevelSchedule(addr), upperLevelSchedule(addr)};
+    }
+
     template<bool Transposed>
     void applyAny(double* w, const double* r) const
     {
@@ -871,27 +892,6 @@ public:
     {
         lower_.setValueWaits(on);
         upper_.setValueWaits(on);
-    }
-
-    //- The host schedules (lower, upper), rebuilt from the CSR pattern: its upper triangle, row
-    //  by row, is the LDU addressing in OpenFOAM's face order
-    std::pair<HostLevelSchedule, HostLevelSchedule> hostSchedules() const
-    {
-        const thrust::host_vector<int> rowStart(A_.rowStart);
-        const thrust::host_vector<int> col(A_.col);
-        const thrust::host_vector<int> diagPos(A_.diagPos);
-        std::vector<int> lower;
-        std::vector<int> upper;
-        for (int i = 0; i < A_.nRows; ++i)
-        {
-            for (int p = diagPos[i] + 1; p < rowStart[i + 1]; ++p)
-            {
-                lower.push_back(i);
-                upper.push_back(col[p]);
-            }
-        }
-        const LduAddressingView addr{A_.nRows, int(lower.size()), lower.data(), upper.data()};
-        return {lowerLevelSchedule(addr), upperLevelSchedule(addr)};
     }
 
     //- The DIC/DILU sweeps by chains (LevelSchedule::setChains), for both schedules, or not;
