@@ -5,7 +5,10 @@
 // memory (distributed shared memory), loads its row's terms from global memory (a stream,
 // loaded one level ahead), writes its own value to its block's shared memory, and the cluster
 // synchronises. Prints microseconds per level, and the stream's bandwidth, for cluster sizes
-// 1..16 and 256..1024 threads per block. Usage: clusterLevelBench [levels] (default 300)
+// 1..16 and 256..1024 threads per block. Then, for comparison, the least a level of the
+// ticketed sweep can cost: one hand-over of a value from one multiprocessor to another through
+// L2 (a token passed around a ring of blocks with the sweep's relaxed store and polling relaxed
+// load). Usage: clusterLevelBench [levels] (default 300)
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -74,6 +77,61 @@ __global__ void clusterLevels(int levels, const double* terms, int termsPerLevel
         cluster.sync();
     }
     out[me] = own[levels & 1][t];
+}
+
+//- A token passed `rounds` times around a ring of blocks (thread 0 of each): block b waits until
+//  its slot holds the token it expects, polling with ld.relaxed.gpu as the ticketed sweep polls
+//  its values, then writes the next token to the next block's slot with st.relaxed.gpu, as the
+//  sweep writes a row's value. Slots are 128 bytes apart and start at -1.
+__global__ void tokenRing(int rounds, double* slots)
+{
+    if (threadIdx.x != 0)
+    {
+        return;
+    }
+    const int n = int(gridDim.x);
+    const int b = int(blockIdx.x);
+    const double* mine = slots + 16*b;
+    double* next = slots + 16*((b + 1) % n);
+    for (int r = 0; r < rounds; ++r)
+    {
+        const double want = double(r)*n + b;
+        if (r > 0 || b > 0)
+        {
+            double v;
+            do
+            {
+                asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(mine));
+            } while (v != want);
+        }
+        asm volatile("st.relaxed.gpu.global.f64 [%0], %1;" :: "l"(next), "d"(want + 1) : "memory");
+    }
+}
+
+//- ms of one launch of tokenRing (best of 5)
+float timeRing(int rounds, int blocks, double* slots)
+{
+    cudaEvent_t start;
+    cudaEvent_t stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    float best = 1e30f;
+    for (int rep = 0; rep < 5; ++rep)
+    {
+        CHECK(cudaMemset(slots, 0xff, 16*std::size_t(blocks)*sizeof(double)));
+        // -1 as a double: every byte 0xff is a NaN, which no token equals
+        CHECK(cudaEventRecord(start));
+        tokenRing<<<blocks, 32>>>(rounds, slots);
+        CHECK(cudaGetLastError());
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        best = ms < best ? ms : best;
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    return best;
 }
 
 //- ms of one launch of `levels` steps, one cluster of `blocks` blocks of `block` threads (-1: the
@@ -145,6 +203,19 @@ int main(int argc, char** argv)
                             bytes/(ms*1e-3)/1e9, blocks*block);
             }
         }
+    }
+    int device = 0;
+    int sms = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    std::printf("\nhand-over through L2: a token around a ring of blocks (one thread each)\n");
+    std::printf("%8s %10s %14s\n", "blocks", "hops", "us per hop");
+    for (int blocks : {2, 8, 32, sms})
+    {
+        const int rounds = 20000/blocks + 2;
+        const float ms = timeRing(rounds, blocks, out);
+        const float ms1 = timeRing(1, blocks, out);
+        std::printf("%8d %10d %14.3f\n", blocks, rounds*blocks, 1e3*(ms - ms1)/(double(rounds - 1)*blocks));
     }
     CHECK(cudaFree(terms));
     CHECK(cudaFree(out));
