@@ -108,8 +108,10 @@ __global__ void tokenRing(int rounds, double* slots)
     }
 }
 
-//- ms of one launch of tokenRing (best of 5)
-float timeRing(int rounds, int blocks, double* slots)
+//- The shortest of five timed launches in ms, prepare() before each, untimed; -1 where launch()
+//  says the device cannot launch it
+template<class Prepare, class Launch>
+float bestOfFiveMs(const Prepare& prepare, const Launch& launch)
 {
     cudaEvent_t start;
     cudaEvent_t stop;
@@ -118,11 +120,13 @@ float timeRing(int rounds, int blocks, double* slots)
     float best = 1e30f;
     for (int rep = 0; rep < 5; ++rep)
     {
-        CHECK(cudaMemset(slots, 0xff, 16*std::size_t(blocks)*sizeof(double)));
-        // -1 as a double: every byte 0xff is a NaN, which no token equals
+        prepare();
         CHECK(cudaEventRecord(start));
-        tokenRing<<<blocks, 32>>>(rounds, slots);
-        CHECK(cudaGetLastError());
+        if (!launch())
+        {
+            best = -1;
+            break;
+        }
         CHECK(cudaEventRecord(stop));
         CHECK(cudaEventSynchronize(stop));
         float ms = 0;
@@ -132,6 +136,19 @@ float timeRing(int rounds, int blocks, double* slots)
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     return best;
+}
+
+//- ms of one launch of tokenRing (best of 5)
+float timeRing(int rounds, int blocks, double* slots)
+{
+    // every byte 0xff: a NaN, which no token equals
+    const auto prepare = [&]() { CHECK(cudaMemset(slots, 0xff, 16*std::size_t(blocks)*sizeof(double))); };
+    return bestOfFiveMs(prepare, [&]()
+    {
+        tokenRing<<<blocks, 32>>>(rounds, slots);
+        CHECK(cudaGetLastError());
+        return true;
+    });
 }
 
 //- ms of one launch of `levels` steps, one cluster of `blocks` blocks of `block` threads (-1: the
@@ -148,28 +165,15 @@ float timeLevels(int levels, int blocks, int block, const double* terms, int ter
     attribute[0].val.clusterDim.z = 1;
     config.attrs = attribute;
     config.numAttrs = 1;
-    cudaEvent_t start;
-    cudaEvent_t stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    float best = 1e30f;
-    for (int rep = 0; rep < 5; ++rep)
+    return bestOfFiveMs([]() {}, [&]()
     {
-        CHECK(cudaEventRecord(start));
         if (cudaLaunchKernelEx(&config, clusterLevels, levels, terms, termsPerLevel, out) != cudaSuccess)
         {
             (void)cudaGetLastError();
-            return -1;
+            return false;
         }
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        best = ms < best ? ms : best;
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    return best;
+        return true;
+    });
 }
 
 int main(int argc, char** argv)
