@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark: tutorials/cavity3D (icoFoam, N^3 cells, K time steps) with native PCG, native GAMG
-# (for p) and the plugin's PCGGPU, all under OpenFOAM's profiling. Prints one table: p solves, p iterations (from
+# (for p) and the plugin's PCGGPU, with the chosen preconditioner and with diagonal, all under
+# OpenFOAM's profiling. Prints one table: p solves, p iterations (from
 # the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
 # $OUT/cavity3D-<N>.txt when OUT is set. The mesh is built once (native run) and reused.
@@ -132,6 +133,18 @@ status=0
 (cd "$plugin" && icoFoam > log.icoFoam 2>&1) || status=$?
 check "$plugin" "$status"
 
+# the plugin with the diagonal preconditioner for p: the same case otherwise
+diag=$work/pluginDiagonal
+cp -r "$plugin" "$diag"
+rm -rf "$diag"/[1-9]* "$diag"/0.[0-9]* "$diag/log.icoFoam"
+sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*preconditioner\s\+\)\S\+\s*;/\1diagonal;/" "$diag/system/fvSolution"
+[ "$(grep -cE '^\s*preconditioner\s+diagonal\s*;' "$diag/system/fvSolution")" -ge 2 ] \
+    || { echo "FAIL: could not set diagonal in $diag/system/fvSolution" >&2; exit 1; }
+echo "cavity3D ${n}^3, $steps steps: PCGGPU executor $executor + diagonal (icoFoam) in $diag"
+status=0
+(cd "$diag" && icoFoam > log.icoFoam 2>&1) || status=$?
+check "$diag" "$status"
+
 # native GAMG for p, OpenFOAM's other choice: the same mesh, dictionaries and tolerances
 gamg=$work/gamg
 mkdir -p "$gamg/constant"
@@ -149,6 +162,7 @@ check "$gamg" "$status"
 read -r nS nI nT nC nE nL nW nU < <(summary "$native")
 read -r gS gI gT gC gE gL gW gU < <(summary "$gamg")
 read -r pS pI pT pC pE pL pW pU < <(summary "$plugin")
+read -r dS dI dT dC dE dL dW dU < <(summary "$diag")
 if [ "$nS" != "$nC" ] || [ "$pS" != "$pC" ]; then
     echo "WARNING: 'Solving for p' lines ($nS native, $pS plugin) differ from profiling calls" \
          "($nC, $pC)" >&2
@@ -162,24 +176,26 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" 
     -v nS="$nS" -v nI="$nI" -v nT="$nT" -v nE="$nE" -v nL="$nL" -v nW="$nW" \
     -v gS="$gS" -v gI="$gI" -v gT="$gT" -v gE="$gE" -v gL="$gL" -v gW="$gW" -v gU="$gU" \
     -v nU="$nU" -v pU="$pU" -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
+    -v dS="$dS" -v dI="$dI" -v dT="$dT" -v dE="$dE" -v dL="$dL" -v dW="$dW" -v dU="$dU" \
     -v host="$(hostname)" -v gpu="$(nvidia-smi -L 2>/dev/null | head -n 1 || true)" '
     function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
     BEGIN {
         nPS = nS ? 1000*nT/nS : 0; pPS = pS ? 1000*pT/pS : 0; gPS = gS ? 1000*gT/gS : 0
         nPI = nI ? 1000*nT/nI : 0; pPI = pI ? 1000*pT/pI : 0; gPI = gI ? 1000*gT/gI : 0
+        dPS = dS ? 1000*dT/dS : 0; dPI = dI ? 1000*dT/dI : 0
         printf "cavity3D %d^3 = %d cells, %d steps, precond %s, plugin executor %s (%s, %s%s)\n", \
             n, n*n*n, k, pc, e, date, host, gpu != "" ? ", " gpu : ""
-        fmt = "%-22s %12s %12s %12s %10s %10s\n"
-        printf fmt, "", "native PCG", "native GAMG", "PCGGPU " e, "PCG/plug", "GAMG/plug"
-        printf fmt, "p solves", nS, gS, pS, "", ""
-        printf fmt, "p iterations", nI, gI, pI, ratio(nI, pI), ""
-        printf fmt, "p-solve time (s)", sprintf("%.4g", nT), sprintf("%.4g", gT), sprintf("%.4g", pT), ratio(nT, pT), ratio(gT, pT)
-        printf fmt, "ms per p-solve", sprintf("%.5g", nPS), sprintf("%.5g", gPS), sprintf("%.5g", pPS), ratio(nPS, pPS), ratio(gPS, pPS)
-        printf fmt, "ms per p iteration", sprintf("%.4g", nPI), sprintf("%.4g", gPI), sprintf("%.4g", pPI), ratio(nPI, pPI), ""
-        printf fmt, "U-solve time (s)", sprintf("%.4g", nU), sprintf("%.4g", gU), sprintf("%.4g", pU), ratio(nU, pU), ""
-        printf fmt, "icoFoam wall (s)", sprintf("%.4g", nW), sprintf("%.4g", gW), sprintf("%.4g", pW), ratio(nW, pW), ratio(gW, pW)
-        printf fmt, "ExecutionTime (cpu s)", nE, gE, pE, ratio(nE, pE), ratio(gE, pE)
-        printf fmt, "last step (cpu s)", sprintf("%.4g", nL), sprintf("%.4g", gL), sprintf("%.4g", pL), ratio(nL, pL), ratio(gL, pL)
+        fmt = "%-22s %12s %12s %12s %10s %10s %12s\n"
+        printf fmt, "", "native PCG", "native GAMG", "PCGGPU " e, "PCG/plug", "GAMG/plug", "PCGGPU diag"
+        printf fmt, "p solves", nS, gS, pS, "", "", dS
+        printf fmt, "p iterations", nI, gI, pI, ratio(nI, pI), "", dI
+        printf fmt, "p-solve time (s)", sprintf("%.4g", nT), sprintf("%.4g", gT), sprintf("%.4g", pT), ratio(nT, pT), ratio(gT, pT), sprintf("%.4g", dT)
+        printf fmt, "ms per p-solve", sprintf("%.5g", nPS), sprintf("%.5g", gPS), sprintf("%.5g", pPS), ratio(nPS, pPS), ratio(gPS, pPS), sprintf("%.5g", dPS)
+        printf fmt, "ms per p iteration", sprintf("%.4g", nPI), sprintf("%.4g", gPI), sprintf("%.4g", pPI), ratio(nPI, pPI), "", sprintf("%.4g", dPI)
+        printf fmt, "U-solve time (s)", sprintf("%.4g", nU), sprintf("%.4g", gU), sprintf("%.4g", pU), ratio(nU, pU), "", sprintf("%.4g", dU)
+        printf fmt, "icoFoam wall (s)", sprintf("%.4g", nW), sprintf("%.4g", gW), sprintf("%.4g", pW), ratio(nW, pW), ratio(gW, pW), sprintf("%.4g", dW)
+        printf fmt, "ExecutionTime (cpu s)", nE, gE, pE, ratio(nE, pE), ratio(gE, pE), dE
+        printf fmt, "last step (cpu s)", sprintf("%.4g", nL), sprintf("%.4g", gL), sprintf("%.4g", pL), ratio(nL, pL), ratio(gL, pL), sprintf("%.4g", dL)
         if (pS > 0) {
             other = 1000*pT - pUp - pSet - pIt
             printf "PCGGPU per p-solve: upload+convert %.3g ms, preconditioner set-up %.3g ms, iterations %.4g ms; " \
@@ -187,7 +203,8 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" 
                 pUp/pS, pSet/pS, pIt/pS, 100*(pUp + pSet)/(1000*pT), other
         }
         print "p-solve time: profiling fvMatrix::solve.p totalTime (wall, first-solve set-up included);" \
-              " icoFoam wall: application::main"
+              " icoFoam wall: application::main; PCGGPU diag: the plugin with p preconditioned by diagonal" \
+              " (its own iteration count; the ratios are against PCGGPU " pc ")"
     }')
 echo "$table"
 if [ -n "${OUT:-}" ]; then
