@@ -74,6 +74,15 @@ check()
     fi
 }
 
+# runIcoFoam <case> <what>: icoFoam in the case (log.icoFoam); fails with the log's end
+runIcoFoam()
+{
+    local status=0
+    echo "cavity3D ${n}^3, $steps steps: $2 (icoFoam) in $1"
+    (cd "$1" && icoFoam > log.icoFoam 2>&1) || status=$?
+    check "$1" "$status"
+}
+
 # entry <profiling file> <description>: "calls totalTime" of that profiling entry, a dictionary
 # { id N; parentId M; description "..."; calls C; totalTime T; childTime X; active B; }
 entry()
@@ -128,10 +137,7 @@ cp -r "$native/constant/." "$plugin/constant/"
 cp "$tutorial/system/fvSolution" "$plugin/system/fvSolution"
 setFvSolution "$plugin" plugin
 sed -i 's/^libs.*/&\nDebugSwitches { gpuLduSolver 1; }/' "$plugin/system/controlDict"
-echo "cavity3D ${n}^3, $steps steps: PCGGPU executor $executor + $precond (icoFoam) in $plugin"
-status=0
-(cd "$plugin" && icoFoam > log.icoFoam 2>&1) || status=$?
-check "$plugin" "$status"
+runIcoFoam "$plugin" "PCGGPU executor $executor + $precond"
 
 # the plugin with the diagonal preconditioner for p: the same case otherwise
 diag=$work/pluginDiagonal
@@ -140,10 +146,7 @@ rm -rf "$diag"/[1-9]* "$diag"/0.[0-9]* "$diag/log.icoFoam"
 sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*preconditioner\s\+\)\S\+\s*;/\1diagonal;/" "$diag/system/fvSolution"
 [ "$(grep -cE '^\s*preconditioner\s+diagonal\s*;' "$diag/system/fvSolution")" -ge 2 ] \
     || { echo "FAIL: could not set diagonal in $diag/system/fvSolution" >&2; exit 1; }
-echo "cavity3D ${n}^3, $steps steps: PCGGPU executor $executor + diagonal (icoFoam) in $diag"
-status=0
-(cd "$diag" && icoFoam > log.icoFoam 2>&1) || status=$?
-check "$diag" "$status"
+runIcoFoam "$diag" "PCGGPU executor $executor + diagonal"
 
 # native GAMG for p, OpenFOAM's other choice: the same mesh, dictionaries and tolerances
 gamg=$work/gamg
@@ -154,10 +157,7 @@ sed -i '/^\s*p\(Final\)\?\s*$/,/}/ { /preconditioner/d; s/^\(\s*solver\s\+\)\S\+
     "$gamg/system/fvSolution"
 [ "$(grep -cE '^\s*solver\s+GAMG\s*;' "$gamg/system/fvSolution")" -eq 2 ] \
     || { echo "FAIL: could not set GAMG in $gamg/system/fvSolution" >&2; exit 1; }
-echo "cavity3D ${n}^3, $steps steps: native GAMG (icoFoam) in $gamg"
-status=0
-(cd "$gamg" && icoFoam > log.icoFoam 2>&1) || status=$?
-check "$gamg" "$status"
+runIcoFoam "$gamg" "native GAMG"
 
 read -r nS nI nT nC nE nL nW nU < <(summary "$native")
 read -r gS gI gT gC gE gL gW gU < <(summary "$gamg")
