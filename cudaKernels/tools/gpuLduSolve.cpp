@@ -33,7 +33,7 @@ R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
   -repeat N                runs of the A x timing (default 20)
   -solver PCG|PBiCG|PBiCGStab
                            default PCG for a symmetric matrix, else PBiCGStab
-  -preconditioner none|diagonal|DIC|DILU|ILU0
+  -preconditioner none|diagonal|DIC|FDIC|DILU|ILU0
                            default DIC for a symmetric matrix, else DILU
   -tolerance T             absolute tolerance (default 1e-8)
   -relTol R                relative tolerance (default 0)
@@ -51,22 +51,6 @@ template<class T>
 using Words = std::vector<std::pair<std::string, T>>;
 
 const Words<Executor> executorWords = {{"cpu", Executor::cpu}, {"gpu", Executor::gpu}};
-
-const Words<KrylovMethod> solverWords =
-{
-    {"PCG", KrylovMethod::PCG},
-    {"PBiCG", KrylovMethod::PBiCG},
-    {"PBiCGStab", KrylovMethod::PBiCGStab}
-};
-
-const Words<Preconditioner> preconditionerWords =
-{
-    {"none", Preconditioner::none},
-    {"diagonal", Preconditioner::diagonal},
-    {"DIC", Preconditioner::DIC},
-    {"DILU", Preconditioner::DILU},
-    {"ILU0", Preconditioner::ILU0}
-};
 
 //- The words of a table, space-separated
 template<class T>
@@ -108,26 +92,15 @@ std::string wordOf(T value, const Words<T>& words)
     return "";
 }
 
-//- The preconditioners a solver accepts on a symmetric or an asymmetric matrix: the tables of
-//  PCGGPU, PBiCGGPU and PBiCGStabGPU (src/solvers), which follow OpenFOAM's (FDIC aside). PCG
-//  has no asymmetric table and PBiCG no symmetric one: empty.
-Words<Preconditioner> validPreconditioners(KrylovMethod method, bool symmetric)
+//- Words space-separated
+std::string joined(const std::vector<std::string>& words)
 {
-    if ((method == KrylovMethod::PCG && !symmetric) || (method == KrylovMethod::PBiCG && symmetric))
+    std::string list;
+    for (const std::string& w : words)
     {
-        return {};
+        list += (list.empty() ? "" : " ") + w;
     }
-    // all but DILU on a symmetric matrix, all but DIC on an asymmetric one
-    const Preconditioner other = symmetric ? Preconditioner::DILU : Preconditioner::DIC;
-    Words<Preconditioner> valid;
-    for (const auto& entry : preconditionerWords)
-    {
-        if (entry.second != other)
-        {
-            valid.push_back(entry);
-        }
-    }
-    return valid;
+    return list;
 }
 
 //- The command line
@@ -140,7 +113,8 @@ struct Options
     bool spmv = false;
     int repeat = 20;
     std::optional<KrylovMethod> solver;
-    std::optional<Preconditioner> preconditioner;
+    //- Checked against the matrix once it is read (the valid words depend on its symmetry)
+    std::optional<std::string> preconditioner;
     SolverControls controls;
 };
 
@@ -207,11 +181,17 @@ Options parseOptions(int argc, char* argv[])
         }
         else if (arg == "-solver")
         {
-            o.solver = fromWord("solver", value(), solverWords);
+            o.solver = methodFromName(value());
         }
         else if (arg == "-preconditioner")
         {
-            o.preconditioner = fromWord("preconditioner", value(), preconditionerWords);
+            o.preconditioner = value();
+            const std::vector<std::string> known = preconditionerNames();
+            if (std::find(known.begin(), known.end(), *o.preconditioner) == known.end())
+            {
+                throw Error("Unknown preconditioner " + *o.preconditioner + "; valid preconditioners are : "
+                          + joined(known));
+            }
         }
         else if (arg == "-tolerance")
         {
@@ -345,25 +325,28 @@ void run(const Options& o)
     const bool symmetric = m.symmetric();
     const KrylovMethod method =
         o.solver.value_or(symmetric ? KrylovMethod::PCG : KrylovMethod::PBiCGStab);
-    const Preconditioner preconditioner =
-        o.preconditioner.value_or(symmetric ? Preconditioner::DIC : Preconditioner::DILU);
-    const std::string solverName = wordOf(method, solverWords);
-    const std::string preconditionerName = wordOf(preconditioner, preconditionerWords);
+    const std::string solverName = methodName(method);
+    const std::string preconditionerName = o.preconditioner.value_or(symmetric ? "DIC" : "DILU");
     const std::string matrixKind = symmetric ? "symmetric" : "asymmetric";
 
     // OpenFOAM's run-time tables: which solver and preconditioner take this matrix
-    const Words<Preconditioner> valid = validPreconditioners(method, symmetric);
+    const std::vector<std::string> valid = preconditionerNames(method, symmetric);
     if (valid.empty())
     {
         throw Error("solver " + solverName + " is not available for the " + matrixKind + " matrix "
                   + o.file + " (as in OpenFOAM); use "
                   + (symmetric ? "PCG or PBiCGStab" : "PBiCGStab or PBiCG"));
     }
-    if (wordOf(preconditioner, valid).empty())
+    Preconditioner preconditioner;
+    try
+    {
+        preconditioner = preconditionerFromName(preconditionerName, method, symmetric);
+    }
+    catch (const Error&)
     {
         throw Error("preconditioner " + preconditionerName + " is not available for the " + matrixKind
                   + " matrix " + o.file + " (as in OpenFOAM); valid preconditioners of "
-                  + solverName + " for it are : " + wordList(valid));
+                  + solverName + " for it are : " + joined(valid));
     }
 
     const std::string gpuReason = gpuUnavailableReason();

@@ -3,8 +3,8 @@
 // host build: CPU), printed as tables. Medians of repeated runs, the device synchronised
 // around each. Usage: gpuLduBench [n] [dataDir]   (n^3 Laplacian, default 100; tests/data)
 //  1. device copy bandwidth (the floor's denominator)
-//  2. n^3 pressure-like Laplacian: SpMV, A^T x by gathered values vs by atomics, DIC factor and
-//     apply, one PCG+DIC solve
+//  2. n^3 pressure-like Laplacian: SpMV, A^T x, DIC factor and apply (one launch, and one launch
+//     per level), the vector steps of a PCG iteration, PCG+DIC solves
 //  3. PBiCGStab with DILU vs ILU0 on generated and Matrix Market matrices
 
 #include "benchSupport.hpp"
@@ -57,7 +57,6 @@ void laplacian(int n, double bandwidth)
                 n, rows, nnz, M.lowerSchedule().nLevels());
     row("SpMV (A x)", medianMs(20, [&]() { sys.amul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
     row("A^T x from gathered values (per product)", medianMs(20, [&]() { sys.tmul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
-    row("A^T x by atomics from A's values", medianMs(20, [&]() { sys.tmulAtomic(ptr(y), ptr(x)); }), spmvBytes);
     {
         const auto& A = sys.matrix();
         Vec valT(A.nnz());
@@ -69,75 +68,53 @@ void laplacian(int n, double bandwidth)
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); }), nnz*(8 + 8 + 4));
     M.setOneLaunchBlocks(0);
     row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     M.setOneLaunchBlocks(-1);
     row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
-    M.setSlabs(-1);
-    row("DIC factor (slabs, one per SM)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
-    M.setOneLaunchBlocks(0);
-    row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    const bool defaultWaits = M.lowerSchedule().valueWaits();
-    for (bool values : {false, true})
+    row("DIC apply, waits on values, default blocks", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+    for (int blocks : {66, 100, 132, 264, 528})
     {
-        M.setValueWaits(values);
-        const std::string how = values ? "DIC apply, waits on values, " : "DIC apply, waits on flags, ";
-        M.setOneLaunchBlocks(-1);
-        row((how + "default blocks").c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-        for (int blocks : {66, 100, 132, 264, 528})
-        {
-            M.setOneLaunchBlocks(blocks);
-            const std::string what = how + "<= " + std::to_string(blocks) + " blocks";
-            row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-        }
+        M.setOneLaunchBlocks(blocks);
+        const std::string what = "DIC apply, waits on values, <= " + std::to_string(blocks) + " blocks";
+        row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     }
-    M.setValueWaits(defaultWaits);
     M.setOneLaunchBlocks(-1);
     row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
         M.setup(Preconditioner::DIC); M.apply(ptr(y), ptr(x)); }), nnz*(8 + 8 + 4) + rows*8.0 + 2*sweepBytes);
     {
         // the default picks the narrow row functors here (3 terms); the same sweeps by the wide
         Vec mid(rows);
+        const auto& dic = M.dicDilu();
         row("DIC apply by 8-term row functors", medianMs(20, [&]() {
             thrust::fill_n(Bench::policy(), ptr(mid), rows, notReady());
-            M.lowerSchedule().sweep(M.template forwardSweep<false, 8>(ptr(x), ptr(mid)));
+            M.lowerSchedule().sweep(dic.template forwardSweep<false, 8>(ptr(x), ptr(mid)));
             thrust::fill_n(Bench::policy(), ptr(y), rows, notReady());
-            M.upperSchedule().sweep(M.template backwardSweep<false, 8>(ptr(mid), ptr(y))); }), 2*sweepBytes);
+            M.upperSchedule().sweep(dic.template backwardSweep<false, 8>(ptr(mid), ptr(y))); }), 2*sweepBytes);
     }
-    M.setPackedWidth(0);
+    M.dicDilu().setPackedWidth(0);
     row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    M.setPackedWidth(detail::SweepRowTerms::maxTerms);
-    for (bool shared : {false, true})
-    {
-        for (int slabs : {25, 50, 100, 200, -1})
-        {
-            M.setSlabs(slabs, shared);
-            const std::string what = std::string("DIC apply, ") + (shared ? "shared, " : "")
-                + (slabs < 0 ? std::string("slabs, one per SM") : std::to_string(slabs) + " slabs");
-            row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-        }
-    }
-    M.setSlabs(0);
-    M.setChains(true);
-    row(("DIC apply, chains (" + std::to_string(M.lowerSchedule().chains()->nGroups) + " warps)").c_str(),
-        medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    M.setChains(false);
-    M.setOneLaunchBlocks(-1);
+    M.dicDilu().setPackedWidth(detail::SweepRowTerms::maxTerms);
     {
         // the vector steps of one PCG iteration (Pcg.hpp), each with its reduction's transfer
         Vec w(x);
         Vec q(x);
         Vec z(rows, 0.0);
+        using S = detail::CgScalars;
         auto& ws = sys.workspace();
-        ws.store(0, 1.0);
-        ws.store(1, 2.0);
-        ws.store(2, 1e3);
+        ws.store(S::wArAEven, 1.0);
+        ws.store(S::wArAOdd, 2.0);
+        ws.store(S::wApA, 1e3);
+        const Coupling serial;
+        DeviceScalars<Bench> sums(ws, serial, rows);
+        const S sc{sums.values(), S::wArA(0), 1.0};
         row("PCG: w.r (sum, result to the host)", medianMs(20, [&]() {
-            sys.gSum(detail::Dot{ptr(w), ptr(x)}, Coupling()); }), rows*16.0);
+            sums.gSum(detail::Dot{ptr(w), ptr(x)}); }), rows*16.0);
         row("PCG: w.r (sum kept on the device)", medianMs(20, [&]() {
-            sys.gSumInto(detail::Dot{ptr(w), ptr(x)}, 3, Coupling()); }), rows*16.0);
+            sums.sumInto(detail::Dot{ptr(w), ptr(x)}, S::residualSum); }), rows*16.0);
         row("PCG: p = w + beta p", medianMs(20, [&]() {
-            forEach<Bench>(0, rows, detail::UpdateSearchDirection{ptr(w), ptr(q), {ws.scalars(), 0, 1.0}, false}); }), rows*24.0);
+            forEach<Bench>(0, rows, detail::UpdateSearchDirection{ptr(w), ptr(q), sc, false}); }), rows*24.0);
         row("PCG: psi += a p, r -= a w, sum |r|", medianMs(20, [&]() {
-            sys.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y), {ws.scalars(), 0, 1.0}}, Coupling()); }), rows*48.0);
+            sums.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y), sc}); }), rows*48.0);
     }
     std::vector<double> psi(rows, 0.0);
     const std::vector<double> b = referenceSource(p);

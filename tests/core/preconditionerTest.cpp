@@ -129,9 +129,6 @@ TYPED_TEST(KernelTest, TmulIsEquivalentToReference)
         typename TypeParam::template Vector<double> dy(p.nCells, -12345.0);
         sys.tmul(ptr(dy), ptr(dx), Coupling());
         EXPECT_LT(relativeDifference(toHost(dy), referenceTmul(p, x)), tightTolerance);
-        thrust::fill(dy.begin(), dy.end(), -12345.0);
-        sys.tmulAtomic(ptr(dy), ptr(dx));
-        EXPECT_LT(relativeDifference(toHost(dy), referenceTmul(p, x)), tightTolerance);
         sys.amul(ptr(dy), ptr(dx), Coupling());
         EXPECT_LT(relativeDifference(toHost(dy), referenceAmul(p, x)), tightTolerance);
     }

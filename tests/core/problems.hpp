@@ -5,7 +5,11 @@
 #ifndef GPULDU_PROBLEMS_HPP
 #define GPULDU_PROBLEMS_HPP
 
-#include "LduSystemImpl.hpp"
+#include "backend/cpu/CpuBackend.hpp"
+#ifdef __CUDACC__
+#include "backend/cuda/GpuBackend.hpp"
+#endif
+#include "system/LduSystemImpl.hpp"
 #include "gpuLdu/matrixMarket.hpp"
 
 #include <algorithm>

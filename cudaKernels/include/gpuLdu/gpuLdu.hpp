@@ -48,6 +48,35 @@ enum class KrylovMethod
     PBiCGStab
 };
 
+//- The keyword of a method: OpenFOAM's solver name (PCG, PBiCG, PBiCGStab)
+std::string methodName(KrylovMethod method);
+
+//- The keywords of all methods
+std::vector<std::string> methodNames();
+
+//- The method of a keyword; throws Error naming the valid keywords.
+KrylovMethod methodFromName(const std::string& name);
+
+//- Whether OpenFOAM registers the method for a symmetric (PCG, PBiCGStab) or an asymmetric
+//  (PBiCG, PBiCGStab) matrix
+bool methodTakes(KrylovMethod method, bool symmetric);
+
+//- The keyword of a preconditioner: none, diagonal, DIC, DILU, ILU0
+std::string preconditionerName(Preconditioner preconditioner);
+
+//- The keywords of all preconditioners
+std::vector<std::string> preconditionerNames();
+
+//- The keywords a method accepts on a symmetric or an asymmetric matrix, as OpenFOAM's run-time
+//  tables do (DIC and FDIC for symmetric matrices, DILU for asymmetric ones, none and diagonal
+//  for both), and ILU0 for both; empty where the method does not take such a matrix.
+std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric);
+
+//- The preconditioner of a keyword that the method accepts on such a matrix (FDIC, OpenFOAM's
+//  DIC with rD*upper cached, is the same arithmetic: DIC); throws Error naming the valid
+//  keywords.
+Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric);
+
 //- How A is stored for the products A x and A^T x (the preconditioners always work on CSR).
 //  The format changes speed, never results: every format sums a row's terms in OpenFOAM's
 //  order (diagonal, then the off-diagonals by ascending column).

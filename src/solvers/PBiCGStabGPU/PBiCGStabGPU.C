@@ -18,37 +18,6 @@ namespace Foam
         addPBiCGStabGPUAsymMatrixConstructorToTable_;
 }
 
-static_assert
-(
-    std::is_same<Foam::solveScalar, Foam::scalar>::value,
-    "PBiCGStabGPU overrides solve(): solveScalar must be scalar"
-);
-
-
-// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
-
-Foam::PBiCGStabGPU::PBiCGStabGPU
-(
-    const word& fieldName,
-    const lduMatrix& matrix,
-    const FieldField<Field, scalar>& interfaceBouCoeffs,
-    const FieldField<Field, scalar>& interfaceIntCoeffs,
-    const lduInterfaceFieldPtrsList& interfaces,
-    const dictionary& solverControls
-)
-:
-    gpuLduSolver
-    (
-        fieldName,
-        matrix,
-        interfaceBouCoeffs,
-        interfaceIntCoeffs,
-        interfaces,
-        solverControls
-    )
-{}
-
-
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
 Foam::solverPerformance Foam::PBiCGStabGPU::solve
@@ -58,21 +27,5 @@ Foam::solverPerformance Foam::PBiCGStabGPU::solve
     const direction cmpt
 ) const
 {
-    // As OpenFOAM picks its preconditioner table by the matrix's symmetry
-    const wordList valid
-    (
-        matrix_.symmetric()
-      ? wordList({"DIC", "FDIC", "ILU0", "diagonal", "none"})
-      : wordList({"DILU", "ILU0", "diagonal", "none"})
-    );
-
-    return solveWith
-    (
-        gpuLdu::KrylovMethod::PBiCGStab,
-        "PBiCGStab",
-        valid,
-        psi,
-        source,
-        cmpt
-    );
+    return solveWith(gpuLdu::KrylovMethod::PBiCGStab, psi, source, cmpt);
 }

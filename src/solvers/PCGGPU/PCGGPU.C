@@ -15,37 +15,6 @@ namespace Foam
         addPCGGPUSymMatrixConstructorToTable_;
 }
 
-static_assert
-(
-    std::is_same<Foam::solveScalar, Foam::scalar>::value,
-    "PCGGPU overrides solve(): solveScalar must be scalar"
-);
-
-
-// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
-
-Foam::PCGGPU::PCGGPU
-(
-    const word& fieldName,
-    const lduMatrix& matrix,
-    const FieldField<Field, scalar>& interfaceBouCoeffs,
-    const FieldField<Field, scalar>& interfaceIntCoeffs,
-    const lduInterfaceFieldPtrsList& interfaces,
-    const dictionary& solverControls
-)
-:
-    gpuLduSolver
-    (
-        fieldName,
-        matrix,
-        interfaceBouCoeffs,
-        interfaceIntCoeffs,
-        interfaces,
-        solverControls
-    )
-{}
-
-
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
 Foam::solverPerformance Foam::PCGGPU::solve
@@ -55,13 +24,5 @@ Foam::solverPerformance Foam::PCGGPU::solve
     const direction cmpt
 ) const
 {
-    return solveWith
-    (
-        gpuLdu::KrylovMethod::PCG,
-        "PCG",
-        wordList({"DIC", "FDIC", "ILU0", "diagonal", "none"}),
-        psi,
-        source,
-        cmpt
-    );
+    return solveWith(gpuLdu::KrylovMethod::PCG, psi, source, cmpt);
 }

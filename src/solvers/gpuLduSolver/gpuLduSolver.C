@@ -17,7 +17,33 @@ namespace Foam
     defineTypeNameAndDebug(gpuLduSolver, 0);
 }
 
+static_assert
+(
+    std::is_same<Foam::solveScalar, Foam::scalar>::value,
+    "the GPU solvers override solve(): solveScalar must be scalar"
+);
+
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
+
+void Foam::gpuLduSolver::unknownKeyword
+(
+    const word& what,
+    const word& name,
+    const std::vector<std::string>& valid
+) const
+{
+    wordList names;
+    for (const std::string& keyword : valid)
+    {
+        names.append(word(keyword));
+    }
+    FatalIOErrorInFunction(controlDict_)
+        << "Unknown " << what << " " << name << " for field " << fieldName_
+        << " (solver " << type() << ")" << nl << nl
+        << "Valid " << what << "s :" << nl << names
+        << exit(FatalIOError);
+}
+
 
 gpuLdu::Executor Foam::gpuLduSolver::executor() const
 {
@@ -42,11 +68,7 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
         return gpuLdu::Executor::gpu;
     }
 
-    FatalIOErrorInFunction(controlDict_)
-        << "Unknown executor " << name << " for field " << fieldName_
-        << " (solver " << type() << ")" << nl << nl
-        << "Valid executors :" << nl << wordList({"cpu", "gpu"})
-        << exit(FatalIOError);
+    unknownKeyword("executor", name, {"cpu", "gpu"});
 
     return gpuLdu::Executor::cpu;
 }
@@ -96,16 +118,7 @@ gpuLdu::MatrixFormat Foam::gpuLduSolver::matrixFormat() const
     }
     catch (const gpuLdu::Error&)
     {
-        wordList valid;
-        for (const std::string& keyword : gpuLdu::formatNames())
-        {
-            valid.append(word(keyword));
-        }
-        FatalIOErrorInFunction(controlDict_)
-            << "Unknown matrixFormat " << name << " for field " << fieldName_
-            << " (solver " << type() << ")" << nl << nl
-            << "Valid matrixFormats :" << nl << valid
-            << exit(FatalIOError);
+        unknownKeyword("matrixFormat", name, gpuLdu::formatNames());
     }
     return gpuLdu::MatrixFormat::automatic;
 }
@@ -125,40 +138,24 @@ gpuLdu::SolverControls Foam::gpuLduSolver::controls() const
 gpuLdu::Preconditioner Foam::gpuLduSolver::preconditionerType
 (
     const word& name,
-    const wordList& valid
+    gpuLdu::KrylovMethod method
 ) const
 {
-    if (valid.found(name))
+    // As OpenFOAM picks its preconditioner table by the matrix's symmetry
+    const bool symmetric = matrix_.symmetric();
+    try
     {
-        if (name == "DIC" || name == "FDIC")
-        {
-            // FDIC only caches rD*upper: the same arithmetic as DIC
-            return gpuLdu::Preconditioner::DIC;
-        }
-        if (name == "DILU")
-        {
-            return gpuLdu::Preconditioner::DILU;
-        }
-        if (name == "ILU0")
-        {
-            return gpuLdu::Preconditioner::ILU0;
-        }
-        if (name == "diagonal")
-        {
-            return gpuLdu::Preconditioner::diagonal;
-        }
-        if (name == "none")
-        {
-            return gpuLdu::Preconditioner::none;
-        }
+        return gpuLdu::preconditionerFromName(name, method, symmetric);
     }
-
-    FatalIOErrorInFunction(controlDict_)
-        << "Unknown preconditioner " << name << " for field " << fieldName_
-        << " (solver " << type() << ")" << nl << nl
-        << "Valid preconditioners :" << nl << valid
-        << exit(FatalIOError);
-
+    catch (const gpuLdu::Error&)
+    {
+        unknownKeyword
+        (
+            "preconditioner",
+            name,
+            gpuLdu::preconditionerNames(method, symmetric)
+        );
+    }
     return gpuLdu::Preconditioner::none;
 }
 
@@ -248,18 +245,18 @@ void Foam::gpuLduSolver::checkNative
 Foam::solverPerformance Foam::gpuLduSolver::solveWith
 (
     gpuLdu::KrylovMethod method,
-    const word& nativeType,
-    const wordList& validPreconditioners,
     scalarField& psi,
     const scalarField& source,
     const direction cmpt
 ) const
 {
+    const word nativeType(gpuLdu::methodName(method));
+
     const word preconditionerName =
         lduMatrix::preconditioner::getName(controlDict_);
 
     const gpuLdu::Preconditioner preconditioner =
-        preconditionerType(preconditionerName, validPreconditioners);
+        preconditionerType(preconditionerName, method);
 
     const gpuLduCoupling coupling
     (

@@ -12,9 +12,10 @@
 #ifndef GPULDU_SPARSEFORMATS_HPP
 #define GPULDU_SPARSEFORMATS_HPP
 
-#include "backends.hpp"
+#include "backend/Backend.hpp"
 
 #include <thrust/binary_search.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/count.h>
 #include <thrust/extrema.h>
 #include <thrust/iterator/transform_iterator.h>

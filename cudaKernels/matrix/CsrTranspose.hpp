@@ -7,9 +7,10 @@
 #ifndef GPULDU_CSRTRANSPOSE_HPP
 #define GPULDU_CSRTRANSPOSE_HPP
 
-#include "backends.hpp"
+#include "backend/Backend.hpp"
 
 #include <thrust/binary_search.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 

@@ -9,7 +9,7 @@
 #ifndef GPULDU_CSRMATRIX_HPP
 #define GPULDU_CSRMATRIX_HPP
 
-#include "CsrTranspose.hpp"
+#include "matrix/CsrTranspose.hpp"
 
 #include <thrust/binary_search.h>
 #include <thrust/scatter.h>
@@ -53,6 +53,13 @@ inline void checkAddressing(const LduAddressingView& a)
 
 namespace detail
 {
+
+//- Entry p of A, or of A^T (through the transpose index, CsrMatrix::transpose).
+template<bool Transposed>
+GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
+{
+    return Transposed ? val[transpose[p]] : val[p];
+}
 
 //- Coordinates (row, col) of each LDU entry as one sortable 64-bit key, and its source index.
 struct LduEntryKey

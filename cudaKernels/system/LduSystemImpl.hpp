@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // LduSystem on a backend B: the value upload, A*x and A^T*x with coupled interfaces, OpenFOAM's
-// normFactor and the start every Krylov loop shares (openfoam-api.md c.5-c.7); the loops are in
-// Pcg.hpp, PBiCG.hpp, PBiCGStab.hpp. Compiled once per backend (cpuBackend.cpp, gpuBackend.cu).
+// normFactor (lduMatrix::solver::normFactor in lduMatrixSolver.C) and the start every Krylov
+// loop shares; the loops are in krylov/. Compiled once per backend (backend/cpu/cpuSystem.cpp,
+// backend/cuda/gpuSystem.cu).
 
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP
 
-#include "CsrMatrix.hpp"
-#include "Preconditioners.hpp"
-#include "SparseFormats.hpp"
-#include "VectorOps.hpp"
+#include "krylov/PBiCG.hpp"
+#include "krylov/PBiCGStab.hpp"
+#include "krylov/Pcg.hpp"
+#include "matrix/CsrMatrix.hpp"
+#include "matrix/SparseFormats.hpp"
+#include "matrix/Spmv.hpp"
+#include "precond/Preconditioners.hpp"
 
 #include <thrust/fill.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -26,118 +29,6 @@ namespace gpuLdu
 
 namespace detail
 {
-
-//- y = A x, each row summed as OpenFOAM's Amul does: diagonal, then lower, then upper entries
-//  (with the transposed values: Tmul). About 104 B/row (val 8*7, col 4*7, x, y, rowStart,
-//  diagPos).
-struct SpmvRow
-{
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const double* val;
-    const double* x;
-    double* y;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        const int d = diagPos[i];
-        double yi = val[d]*x[i];
-        for (int p = rowStart[i]; p < d; ++p)
-        {
-            yi += val[p]*x[col[p]];
-        }
-        for (int p = d + 1; p < rowStart[i + 1]; ++p)
-        {
-            yi += val[p]*x[col[p]];
-        }
-        y[i] = yi;
-    }
-};
-
-//- *a += v, atomically on the GPU (the CPU twin runs sequentially)
-GPULDU_HD inline void addTo(double* a, double v)
-{
-#ifdef __CUDA_ARCH__
-    atomicAdd(a, v);
-#else
-    *a += v;
-#endif
-}
-
-//- y[i] = diag[i]*x[i]  (first half of the atomic transposed product)
-struct DiagonalProduct
-{
-    const int* diagPos;
-    const double* val;
-    const double* x;
-    double* y;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        y[i] = val[diagPos[i]]*x[i];
-    }
-};
-
-//- y += A^T x by scattering row i of A: y[j] += A[i][j]*x[i] for j != i, with atomics. The
-//  alternative to gathering A^T's values; the order of the additions is not fixed.
-struct TransposeScatterRow
-{
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const double* val;
-    const double* x;
-    double* y;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
-        {
-            if (p != diagPos[i])
-            {
-                addTo(&y[col[p]], val[p]*x[i]);
-            }
-        }
-    }
-};
-
-//- Row sums in OpenFOAM's sumA order (same as SpmvRow with x = 1).
-struct RowSum
-{
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const double* val;
-    double* sumA;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        const int d = diagPos[i];
-        double s = val[d];
-        for (int p = rowStart[i]; p < d; ++p)
-        {
-            s += val[p];
-        }
-        for (int p = d + 1; p < rowStart[i + 1]; ++p)
-        {
-            s += val[p];
-        }
-        sumA[i] = s;
-    }
-};
-
-struct GatherValues
-{
-    const int* index;
-    const double* from;
-    double* to;
-
-    GPULDU_HD void operator()(int k) const
-    {
-        to[k] = from[index[k]];
-    }
-};
 
 struct Gather
 {
@@ -165,37 +56,6 @@ struct ScatterAdd
 };
 
 } // namespace detail
-
-// The host-side tests below use quiet comparisons (std::isless): OpenFOAM runs with floating-
-// point exceptions trapped, and an ordinary comparison with NaN raises one.
-
-//- OpenFOAM's SolverPerformance::checkConvergence.
-inline bool isConverged(double finalResidual, double initialResidual, const SolverControls& c)
-{
-    return std::isless(finalResidual, c.tolerance)
-        || (c.relTol > 1e-20 && std::isless(finalResidual, c.relTol*initialResidual));
-}
-
-//- A residual that is NaN or infinite ends the loop (counted as an iteration).
-inline bool stopOnNonFinite(SolveResult& r)
-{
-    if (std::isfinite(r.finalResidual))
-    {
-        return false;
-    }
-    r.nonFinite = true;
-    ++r.nIterations;
-    return true;
-}
-
-//- OpenFOAM's loop condition: (++nIter < maxIter && !converged) || nIter < minIter, with
-//  converged evaluated (and recorded) only when the first part gets to it.
-inline bool continueIterating(SolveResult& r, const SolverControls& c)
-{
-    return (++r.nIterations < c.maxIter
-            && !(r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
-        || r.nIterations < c.minIter;
-}
 
 template<class B>
 class LduSystemImpl : public LduSystem
@@ -233,7 +93,7 @@ private:
     Vector<double> rA_;
     Vector<double> wA_;
     //- Further work vectors, allocated by the loops that need them
-    std::deque<Vector<double>> work_;
+    WorkVectors<B> work_;
 
     Vector<double> sumA_;
 
@@ -306,18 +166,42 @@ private:
         }
     }
 
-    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_ (c.5).
-    double normFactor(const double* Apsi, const Coupling& coupling)
+    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
+    //  sum(|Apsi - sumA*xRef| + |source - sumA*xRef|) + 1e-20, xRef the mean of psi
+    double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
     {
         forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
         if (nIf() > 0)
         {
             forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifSumACorrection_), ptr(sumA_)});
         }
-        const double xRef = coupling.sum(ws_.sum(n(), detail::Sum{ptr(psi_)}))/coupling.sum(n());
-        return coupling.sum(ws_.sum(n(), detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}))
-             + 1e-20;
+        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/coupling.sum(n());
+        return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
     }
+
+    //- A x and A^T x of this system with a coupling's interfaces, as the loops see them
+    class CoupledOperator : public LinearOperator
+    {
+        LduSystemImpl& sys_;
+        const Coupling& coupling_;
+
+    public:
+        CoupledOperator(LduSystemImpl& sys, const Coupling& coupling)
+        :
+            sys_(sys),
+            coupling_(coupling)
+        {}
+
+        void amul(double* y, const double* x) override
+        {
+            sys_.amul(y, x, coupling_);
+        }
+
+        void tmul(double* y, const double* x) override
+        {
+            sys_.tmul(y, x, coupling_);
+        }
+    };
 
 public:
     explicit LduSystemImpl(const LduAddressingView& addr)
@@ -329,6 +213,7 @@ public:
         source_(addr.nCells),
         rA_(addr.nCells),
         wA_(addr.nCells),
+        work_(addr.nCells),
         sumA_(addr.nCells)
     {
         rowLengths_ = gpuLdu::rowLengthStats<B>(n(), A_.rowStart);
@@ -367,37 +252,6 @@ public:
     typename B::Workspace& workspace()
     {
         return ws_;
-    }
-
-    //- The solution, the source, the residual rA and the work vector wA of the current solve
-    double* psi()
-    {
-        return ptr(psi_);
-    }
-
-    double* rA()
-    {
-        return ptr(rA_);
-    }
-
-    double* wA()
-    {
-        return ptr(wA_);
-    }
-
-    //- Work vector k (k = 0, 1, ...), allocated on first use; a deque, so that growing it
-    //  keeps the earlier vectors where they are
-    double* work(std::size_t k)
-    {
-        if (work_.size() <= k)
-        {
-            work_.resize(k + 1);
-        }
-        if (int(work_[k].size()) != n())
-        {
-            work_[k].resize(n());
-        }
-        return ptr(work_[k]);
     }
 
     void setMatrix(const double* diag, const double* upper, const double* lower) override
@@ -495,16 +349,16 @@ public:
 
     void multiply(const double* x, double* y) override
     {
-        B::upload(work(0), x, n());
-        spmv(work(1), work(0), A_.val, formatted_);
-        B::download(y, work(1), n());
+        B::upload(work_(0), x, n());
+        spmv(work_(1), work_(0), A_.val, formatted_);
+        B::download(y, work_(1), n());
     }
 
     double timeMultiply(int repeats) override
     {
-        double* x = work(0);
-        double* y = work(1);
-        thrust::fill(B::policy(), work_[0].begin(), work_[0].end(), 1.0);
+        double* x = work_(0);
+        double* y = work_(1);
+        thrust::fill_n(B::policy(), x, n(), 1.0);
         std::vector<double> ms;
         for (int r = 0; r <= std::max(repeats, 1); ++r)
         {
@@ -524,37 +378,8 @@ public:
         return ms[ms.size()/2];
     }
 
-    //- y = A^T x without interfaces, by atomics from A's values (no transposed copy; the
-    //  summation order varies from run to run on the GPU). Measured against tmul in the
-    //  kernel benchmark; the solvers use tmul.
-    void tmulAtomic(double* y, const double* x)
-    {
-        forEach<B>(0, n(), detail::DiagonalProduct{ptr(A_.diagPos), ptr(A_.val), x, y});
-        forEach<B>(0, n(), detail::TransposeScatterRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), x, y});
-    }
-
-    //- Sum over all ranks of f(i), i in [0, n)
-    template<class F>
-    double gSum(const F& f, const Coupling& coupling)
-    {
-        return coupling.sum(ws_.sum(n(), f));
-    }
-
-    //- The same into the workspace's scalar slot `slot` (workspace().scalars()), where the next
-    //  kernels read it: on one rank it stays on the device; across ranks it travels to the host
-    //  for the global sum and back
-    template<class F>
-    void gSumInto(const F& f, int slot, const Coupling& coupling)
-    {
-        ws_.sumInto(n(), f, slot);
-        if (!coupling.sumsAreLocal())
-        {
-            double local;
-            ws_.fetch(slot, 1, &local);
-            ws_.store(slot, coupling.sum(local));
-        }
-    }
-
+    //- The start all three loops share: rA = source - A psi, normFactor, the initial residual;
+    //  then the loop unless already converged; psi back to the host.
     SolveResult solve(
         KrylovMethod method,
         double* psi,
@@ -562,71 +387,53 @@ public:
         const SolverControls& controls,
         Preconditioner preconditioner,
         const Coupling& coupling
-    ) override;
-};
-
-} // namespace gpuLdu
-
-#include "Pcg.hpp"
-#include "PBiCG.hpp"
-#include "PBiCGStab.hpp"
-
-namespace gpuLdu
-{
-
-//- The start all three loops share (c.7): rA = source - A psi, normFactor, initial residual;
-//  then the loop unless already converged; psi back to the host.
-template<class B>
-SolveResult LduSystemImpl<B>::solve(
-    KrylovMethod method,
-    double* psi,
-    const double* source,
-    const SolverControls& controls,
-    Preconditioner preconditioner,
-    const Coupling& coupling
-)
-{
-    SolveResult result;
-    auto start = std::chrono::steady_clock::now();
-    ws_.upload(ptr(psi_), {{psi, n()}});
-    ws_.upload(ptr(source_), {{source, n()}});
-    result.uploadSeconds = setMatrixSeconds_ + secondsSince(start);
-    start = std::chrono::steady_clock::now();
-
-    // rA = source - A psi
-    amul(ptr(wA_), ptr(psi_), coupling);
-    forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
-    const double normFactor = this->normFactor(ptr(wA_), coupling);
-    result.initialResidual = gSum(detail::SumMag{ptr(rA_)}, coupling)/normFactor;
-    result.finalResidual = result.initialResidual;
-    result.nonFinite = !std::isfinite(result.initialResidual);
-    result.converged =
-        !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
-
-    if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
+    ) override
     {
-        const auto setupStart = std::chrono::steady_clock::now();
-        precon_.setup(preconditioner);
-        result.setupSeconds = secondsSince(setupStart);
+        SolveResult result;
+        auto start = std::chrono::steady_clock::now();
+        ws_.upload(ptr(psi_), {{psi, n()}});
+        ws_.upload(ptr(source_), {{source, n()}});
+        result.uploadSeconds = setMatrixSeconds_ + secondsSince(start);
+        start = std::chrono::steady_clock::now();
 
-        switch (method)
+        // rA = source - A psi
+        DeviceScalars<B> sums(ws_, coupling, n());
+        amul(ptr(wA_), ptr(psi_), coupling);
+        forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
+        const double normFactor = this->normFactor(ptr(wA_), sums, coupling);
+        result.initialResidual = sums.gSum(detail::SumMag{ptr(rA_)})/normFactor;
+        result.finalResidual = result.initialResidual;
+        result.nonFinite = !std::isfinite(result.initialResidual);
+        result.converged =
+            !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
+
+        if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {
-            case KrylovMethod::PCG:
-                pcgLoop(*this, result, normFactor, controls, coupling);
-                break;
-            case KrylovMethod::PBiCG:
-                pbicgLoop(*this, result, normFactor, controls, coupling, ptr(source_));
-                break;
-            case KrylovMethod::PBiCGStab:
-                pbicgStabLoop(*this, result, normFactor, controls, coupling);
-                break;
-        }
-    }
+            const auto setupStart = std::chrono::steady_clock::now();
+            precon_.setup(preconditioner);
+            result.setupSeconds = secondsSince(setupStart);
 
-    ws_.download(psi, ptr(psi_), n());
-    result.iterateSeconds = secondsSince(start) - result.setupSeconds;
-    return result;
-}
+            CoupledOperator A(*this, coupling);
+            KrylovSystem<B> sys{n(), A, precon_, sums, work_, ptr(psi_), ptr(source_), ptr(rA_), ptr(wA_), normFactor};
+            switch (method)
+            {
+                case KrylovMethod::PCG:
+                    pcgLoop(sys, controls, result);
+                    break;
+                case KrylovMethod::PBiCG:
+                    pbicgLoop(sys, controls, result);
+                    break;
+                case KrylovMethod::PBiCGStab:
+                    pbicgStabLoop(sys, controls, result);
+                    break;
+            }
+        }
+
+        ws_.download(psi, ptr(psi_), n());
+        result.iterateSeconds = secondsSince(start) - result.setupSeconds;
+        return result;
+    }
+};
 
 } // namespace gpuLdu
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The algorithms compiled for NVIDIA GPUs (Thrust CUDA system).
+// The algorithms compiled for NVIDIA GPUs (Thrust's CUDA system and the kernels of this
+// folder): executor gpu; and what the GPU backend does not inline.
 
-#include "LduSystemImpl.hpp"
+#include "backend/cuda/GpuBackend.hpp"
+#include "system/LduSystemImpl.hpp"
 
 #include <string>
 

@@ -5,7 +5,7 @@
 #ifndef GPULDU_VECTOROPS_HPP
 #define GPULDU_VECTOROPS_HPP
 
-#include "backends.hpp"
+#include "backend/Backend.hpp"
 
 #include <cmath>
 
@@ -93,13 +93,27 @@ struct NormFactorTerm
     }
 };
 
-//- PCG's and PBiCG's reductions as they stay on the device (LduSystemImpl::gSumInto): wA.rA
-//  (PBiCG: wA.rT) of iteration k in slot k%2, the previous one in the other, wA.pA (wA.pT) in 2,
-//  the residual sum in 3. beta and alpha are OpenFOAM's quotients, taken where they are used.
+//- PCG's and PBiCG's sums as they stay on the device (DeviceScalars, krylov/KrylovSystem.hpp):
+//  wA.rA (PBiCG: wA.rT) of iteration k at wArA(k), the previous iteration's at the other of the
+//  two, wA.pA (PBiCG: wA.pT) at wApA and the residual sum right after it (stepStops reads the two
+//  together). beta and alpha are OpenFOAM's quotients, taken where they are used.
 struct CgScalars
 {
+    enum Slot : int
+    {
+        wArAEven,
+        wArAOdd,
+        wApA,
+        residualSum
+    };
+
+    GPULDU_HD static constexpr int wArA(int iteration)
+    {
+        return iteration % 2 == 0 ? wArAEven : wArAOdd;
+    }
+
     const double* s;
-    //- k%2
+    //- wArA(k) of this iteration k
     int now;
     double normFactor;
 
@@ -110,13 +124,13 @@ struct CgScalars
 
     GPULDU_HD double alpha() const
     {
-        return s[now]/s[2];
+        return s[now]/s[wApA];
     }
 
     //- Where OpenFOAM's loop stops before the update: |wA.pA|/normFactor singular
     GPULDU_HD bool singular() const
     {
-        return isSingular(magnitude(s[2])/normFactor);
+        return isSingular(magnitude(s[wApA])/normFactor);
     }
 };
 
@@ -199,32 +213,49 @@ struct UpdateBiCG
     }
 };
 
-//- PBiCGStab's reductions as they stay on the device (LduSystemImpl::gSumInto): rA0.rA of
-//  iteration k in slot 2*(k%2), that step's half-step residual sum beside it, rA0.AyA in 4,
-//  tA.tA in 5, tA.sA in 6, the final residual sum in 7. alpha, omega and beta are OpenFOAM's
-//  quotients, taken from the slots where they are used.
+//- PBiCGStab's sums as they stay on the device (DeviceScalars, krylov/KrylovSystem.hpp): rA0.rA
+//  of iteration k at rA0rA(k) with that step's half-step residual sum right after it, the
+//  previous iteration's pair at the other two; rA0.AyA, tA.tA, tA.sA and the final residual sum.
+//  alpha, omega and beta are OpenFOAM's quotients, taken from the scalars where they are used.
 struct StabScalars
 {
+    enum Slot : int
+    {
+        rA0rAEven,
+        halfStepResidualEven,
+        rA0rAOdd,
+        halfStepResidualOdd,
+        rA0AyA,
+        tAtA,
+        tAsA,
+        residualSum
+    };
+
+    GPULDU_HD static constexpr int rA0rA(int iteration)
+    {
+        return iteration % 2 == 0 ? rA0rAEven : rA0rAOdd;
+    }
+
     const double* s;
-    //- 2*(k%2)
+    //- rA0rA(k) of this iteration k
     int now;
 
     GPULDU_HD double alpha() const
     {
-        return s[now]/s[4];
+        return s[now]/s[rA0AyA];
     }
 
     GPULDU_HD double omega() const
     {
-        return s[6]/s[5];
+        return s[tAsA]/s[tAtA];
     }
 
-    //- (rA0rA/rA0rAold)*(alpha/omega), with the previous iteration's alpha and omega (their slots
-    //  are not yet overwritten when the direction is updated)
+    //- (rA0rA/rA0rAold)*(alpha/omega), with the previous iteration's alpha and omega (their
+    //  scalars are not yet overwritten when the direction is updated)
     GPULDU_HD double beta() const
     {
-        const int old = 2 - now;
-        return (s[now]/s[old])*((s[old]/s[4])/omega());
+        const int old = now == rA0rAEven ? rA0rAOdd : rA0rAEven;
+        return (s[now]/s[old])*((s[old]/s[rA0AyA])/omega());
     }
 
     //- Where OpenFOAM's loop stops at the start of an iteration: rA0.rA, or (after the first)
@@ -303,7 +334,7 @@ struct UpdateStab
     }
 };
 
-//- x^2, for gSumSqr
+//- x^2
 struct SumSqr
 {
     const double* x;

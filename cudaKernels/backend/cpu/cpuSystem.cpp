@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The algorithms compiled for the host (Thrust CPP system).
+// The algorithms compiled for the host (Thrust's sequential CPP system): executor cpu.
 
-#include "LduSystemImpl.hpp"
+#include "backend/cpu/CpuBackend.hpp"
+#include "system/LduSystemImpl.hpp"
 
 namespace gpuLdu
 {

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The backend concept: what an algorithm of the core may use. Every algorithm is a template on a
+// backend B and is written once against
+//   B::Vector<T>          an array on the backend (thrust::host_vector / thrust::device_vector)
+//   B::executor           Executor::cpu or Executor::gpu
+//   B::policy()           the Thrust execution policy of the backend
+//   B::forEach(b, e, f)   f(i) for i in [b, e), one parallel step (here: forEach<B>)
+//   B::sweep(s, f)        a level-scheduled sweep: f(k) for the positions of each level, level
+//                         after level (sweep/LevelSchedule.hpp)
+//   B::upload, download   set-up transfers between host and backend arrays
+//   B::synchronize()      wait for the backend's queue
+//   B::Workspace          what a solve repeats: sums (kept on the backend or brought to the
+//                         host) and value transfers
+// and __host__ __device__ functors (GPULDU_HD) that hold raw pointers (ptr()) to backend arrays.
+// The backends: cpu/CpuBackend.hpp (g++, Thrust's sequential CPP system) and
+// cuda/GpuBackend.hpp (nvcc, Thrust's CUDA system plus the kernels of cuda/).
+
+#ifndef GPULDU_BACKEND_HPP
+#define GPULDU_BACKEND_HPP
+
+#include "gpuLdu/gpuLdu.hpp"
+
+#include <thrust/host_vector.h>
+
+#ifdef __CUDACC__
+#include <thrust/device_vector.h>
+#define GPULDU_HD __host__ __device__
+#else
+#define GPULDU_HD
+#endif
+
+namespace gpuLdu
+{
+
+//- The raw pointer of a backend array, for the functors
+template<class T, class Alloc>
+T* ptr(thrust::host_vector<T, Alloc>& v)
+{
+    return thrust::raw_pointer_cast(v.data());
+}
+
+template<class T, class Alloc>
+const T* ptr(const thrust::host_vector<T, Alloc>& v)
+{
+    return thrust::raw_pointer_cast(v.data());
+}
+
+#ifdef __CUDACC__
+template<class T, class Alloc>
+T* ptr(thrust::device_vector<T, Alloc>& v)
+{
+    return thrust::raw_pointer_cast(v.data());
+}
+
+template<class T, class Alloc>
+const T* ptr(const thrust::device_vector<T, Alloc>& v)
+{
+    return thrust::raw_pointer_cast(v.data());
+}
+#endif
+
+namespace detail
+{
+
+//- to = from, element-wise
+struct Copy
+{
+    const double* from;
+    double* to;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        to[i] = from[i];
+    }
+};
+
+} // namespace detail
+
+//- f(i) for i in [begin, end): one parallel step.
+template<class B, class F>
+void forEach(int begin, int end, const F& f)
+{
+    if (end > begin)
+    {
+        B::forEach(begin, end, f);
+    }
+}
+
+} // namespace gpuLdu
+
+#endif

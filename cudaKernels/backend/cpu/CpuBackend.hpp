@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The host backend: Thrust's sequential CPP system, so that every loop runs in index order and
+// every sum is taken in OpenFOAM's order; the executor cpu, and what CI tests.
+
+#ifndef GPULDU_CPUBACKEND_HPP
+#define GPULDU_CPUBACKEND_HPP
+
+#include "backend/Backend.hpp"
+
+#include <thrust/for_each.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/system/cpp/execution_policy.h>
+#include <thrust/transform_reduce.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <utility>
+
+namespace gpuLdu
+{
+
+struct CpuBackend
+{
+    template<class T>
+    using Vector = thrust::host_vector<T>;
+
+    static constexpr Executor executor = Executor::cpu;
+
+    static auto policy()
+    {
+        return thrust::cpp::par;
+    }
+
+    //- f(i) for i in [begin, end), in order
+    template<class F>
+    static void forEach(int begin, int end, const F& f)
+    {
+        thrust::for_each(
+            policy(),
+            thrust::counting_iterator<int>(begin),
+            thrust::counting_iterator<int>(end),
+            f
+        );
+    }
+
+    //- A level-scheduled sweep: f(k) for the positions k of each level, level after level
+    template<class Schedule, class F>
+    static void sweep(const Schedule& s, const F& f)
+    {
+        s.sweepByLevel(f);
+    }
+
+    template<class T>
+    static void upload(T* device, const T* host, std::size_t n)
+    {
+        if (n)
+        {
+            std::memcpy(device, host, n*sizeof(T));
+        }
+    }
+
+    template<class T>
+    static void download(T* host, const T* device, std::size_t n)
+    {
+        if (n)
+        {
+            std::memcpy(host, device, n*sizeof(T));
+        }
+    }
+
+    static void synchronize()
+    {}
+
+    //- Per-system state for the repeated work of a solve: the scalars of sumInto.
+    class Workspace
+    {
+    public:
+        static constexpr int nScalars = 8;
+
+    private:
+        double scalars_[nScalars] = {};
+
+    public:
+        //- sum(n, f) into scalar `slot`, left where the next steps read it (scalars())
+        template<class F>
+        void sumInto(int n, const F& f, int slot)
+        {
+            scalars_[slot] = sum(n, f);
+        }
+
+        const double* scalars() const
+        {
+            return scalars_;
+        }
+
+        //- Scalars [first, first + count) to the host
+        void fetch(int first, int count, double* host) const
+        {
+            std::memcpy(host, scalars_ + first, count*sizeof(double));
+        }
+
+        void store(int slot, double v)
+        {
+            scalars_[slot] = v;
+        }
+
+        //- Sum of f(i) over i in [0, n), in index order like OpenFOAM's loops.
+        template<class F>
+        double sum(int n, const F& f)
+        {
+            return thrust::transform_reduce(
+                policy(),
+                thrust::counting_iterator<int>(0),
+                thrust::counting_iterator<int>(n),
+                f,
+                0.0,
+                thrust::plus<double>()
+            );
+        }
+
+        //- Host arrays (pointer, size), one after another, into device memory from device on.
+        void upload(double* device, std::initializer_list<std::pair<const double*, std::size_t>> parts)
+        {
+            for (const auto& [host, n] : parts)
+            {
+                CpuBackend::upload(device, host, n);
+                device += n;
+            }
+        }
+
+        void download(double* host, const double* device, std::size_t n)
+        {
+            CpuBackend::download(host, device, n);
+        }
+    };
+};
+
+} // namespace gpuLdu
+
+#endif

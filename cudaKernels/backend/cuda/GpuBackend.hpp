@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPU backend: Thrust's CUDA system for sorts and scans, and the kernels of this folder for
+// what runs on every iteration (element-wise steps, sums, the one-launch sweeps). Compiled by
+// nvcc only (the executor gpu).
+
+#ifndef GPULDU_GPUBACKEND_HPP
+#define GPULDU_GPUBACKEND_HPP
+
+#include "backend/cuda/CudaCheck.hpp"
+#include "backend/cuda/kernels.hpp"
+#include "backend/cuda/sweepKernels.hpp"
+
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <utility>
+
+namespace gpuLdu
+{
+
+struct GpuBackend
+{
+    template<class T>
+    using Vector = thrust::device_vector<T>;
+
+    static constexpr Executor executor = Executor::gpu;
+
+    static auto policy()
+    {
+        return thrust::cuda::par_nosync;
+    }
+
+    //- A level-scheduled sweep: all levels in one launch of the schedule's number of blocks
+    //  (default: about 4 levels' worth of chunks in flight, between one and two blocks per
+    //  multiprocessor), valueWaitSweepKernel for row functors that wait on the values they read,
+    //  persistentSweepKernel for the others; or one launch per level when the schedule asks for
+    //  0 blocks (LevelSchedule::setOneLaunchBlocks)
+    template<class Schedule, class F>
+    static void sweep(const Schedule& s, const F& f)
+    {
+        constexpr int chunk = Schedule::chunk;
+        if (s.nChunks() == 0)
+        {
+            return;
+        }
+        if (s.oneLaunchBlocks() == 0)
+        {
+            s.sweepByLevel(f);
+            return;
+        }
+        GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));
+        const int sms = multiprocessors();
+        const int wanted = s.oneLaunchBlocks() > 0
+            ? s.oneLaunchBlocks()
+            : std::clamp(4*s.nChunks()/std::max(1, s.nLevels()), sms, 2*sms);
+        if constexpr (WaitsOnValues<F>::value)
+        {
+            const auto kernel = valueWaitSweepKernel<chunk, F>;
+            const int blocks = std::min({s.nChunks(), wanted, residentBlocks(kernel, chunk)});
+            kernel<<<blocks, chunk>>>(s.nChunks(), s.chunkBegin(), s.ticket(), f);
+        }
+        else
+        {
+            const auto kernel = persistentSweepKernel<chunk, F>;
+            const int blocks = std::min({s.nChunks(), wanted, residentBlocks(kernel, chunk)});
+            kernel<<<blocks, chunk>>>(
+                s.nChunks(), s.chunkBegin(), s.chunkDepStart(), s.chunkDeps(), s.chunkDone(),
+                s.nextEpoch(), s.ticket(), f);
+        }
+        GPULDU_CUDA_CHECK(cudaGetLastError());
+    }
+
+    static int multiprocessors()
+    {
+        int device = 0;
+        int sms = 0;
+        GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+        GPULDU_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        return sms;
+    }
+
+    //- How many blocks of a kernel fit on the device at once
+    template<class Kernel>
+    static int residentBlocks(Kernel kernel, int blockSize)
+    {
+        int perSm = 0;
+        GPULDU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, blockSize, 0));
+        return std::max(1, multiprocessors()*perSm);
+    }
+
+    //- f(i) for i in [begin, end), one launch (cheaper than thrust::for_each for the many
+    //  small launches of the level-scheduled sweeps)
+    template<class F>
+    static void forEach(int begin, int end, const F& f)
+    {
+        constexpr int block = 256;
+        const int blocks = (end - begin + block - 1)/block;
+        forEachKernel<<<blocks, block>>>(begin, end, f);
+        GPULDU_CUDA_CHECK(cudaGetLastError());
+    }
+
+    template<class T>
+    static void upload(T* device, const T* host, std::size_t n)
+    {
+        if (n)
+        {
+            GPULDU_CUDA_CHECK(cudaMemcpy(device, host, n*sizeof(T), cudaMemcpyHostToDevice));
+        }
+    }
+
+    template<class T>
+    static void download(T* host, const T* device, std::size_t n)
+    {
+        if (n)
+        {
+            GPULDU_CUDA_CHECK(cudaMemcpy(host, device, n*sizeof(T), cudaMemcpyDeviceToHost));
+        }
+    }
+
+    static void synchronize()
+    {
+        GPULDU_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+
+    //- Per-system state for the repeated work of a solve: the partial sums of the reductions,
+    //  the scalar slots of sumInto (after the partials), and a pinned host buffer through which
+    //  values travel (one DMA per transfer).
+    class Workspace
+    {
+    public:
+        static constexpr int nScalars = 8;
+
+    private:
+        static constexpr int block_ = 256;
+        static constexpr int maxBlocks_ = 1024;
+        double* partials_ = nullptr;
+        double* pinned_ = nullptr;
+        std::size_t pinnedSize_ = 0;
+
+        double* pinned(std::size_t n);
+
+        //- *out (device memory) = sum of f(i) over i in [0, n): block sums, then one block sums
+        //  those
+        template<class F>
+        void sumTo(int n, const F& f, double* out)
+        {
+            const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
+            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, out);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
+    public:
+        Workspace();
+        ~Workspace();
+        Workspace(const Workspace&) = delete;
+        Workspace& operator=(const Workspace&) = delete;
+
+        //- Sum of f(i) over i in [0, n)
+        template<class F>
+        double sum(int n, const F& f)
+        {
+            sumTo(n, f, partials_);
+            double result;
+            GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));
+            result = *pinned_;
+            return result;
+        }
+
+        //- The sum into scalar slot `slot`, left on the device where the next kernels read it
+        //  (scalars()): no transfer, no wait
+        template<class F>
+        void sumInto(int n, const F& f, int slot)
+        {
+            sumTo(n, f, partials_ + maxBlocks_ + slot);
+        }
+
+        const double* scalars() const
+        {
+            return partials_ + maxBlocks_;
+        }
+
+        //- Slots [first, first + count) to the host (one transfer)
+        void fetch(int first, int count, double* host)
+        {
+            download(host, scalars() + first, count);
+        }
+
+        void store(int slot, double v)
+        {
+            upload(partials_ + maxBlocks_ + slot, {{&v, 1}});
+        }
+
+        void upload(double* device, std::initializer_list<std::pair<const double*, std::size_t>> parts);
+
+        void download(double* host, const double* device, std::size_t n);
+    };
+};
+
+} // namespace gpuLdu
+
+#endif

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPU's twins of the host backend's loops: one thread per index, and sums in a fixed order
+// (block sums, then one block sums those), so that a sum is the same from run to run. Templates,
+// defined in this header, so that every binary that instantiates the GPU algorithms has its own
+// copy of the kernels.
+
+#ifndef GPULDU_CUDAKERNELS_HPP
+#define GPULDU_CUDAKERNELS_HPP
+
+namespace gpuLdu
+{
+
+//- One thread per index: the GPU twin of CpuBackend::forEach.
+template<class F>
+__global__ void forEachKernel(int begin, int end, F f)
+{
+    const int i = begin + int(blockIdx.x*blockDim.x + threadIdx.x);
+    if (i < end)
+    {
+        f(i);
+    }
+}
+
+//- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
+template<class F>
+__global__ void sumBlocksKernel(int n, F f, double* partials)
+{
+    __shared__ double s[256];
+    double acc = 0;
+    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
+    {
+        acc += f(i);
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int w = blockDim.x/2; w > 0; w /= 2)
+    {
+        if (threadIdx.x < w)
+        {
+            s[threadIdx.x] += s[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+    {
+        partials[blockIdx.x] = s[0];
+    }
+}
+
+//- *out = sum of partials[0, m), one block of Block threads.
+template<int Block>
+__global__ void sumPartialsKernel(int m, const double* partials, double* out)
+{
+    __shared__ double s[Block];
+    double acc = 0;
+    for (int i = threadIdx.x; i < m; i += Block)
+    {
+        acc += partials[i];
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int w = Block/2; w > 0; w /= 2)
+    {
+        if (threadIdx.x < w)
+        {
+            s[threadIdx.x] += s[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+    {
+        *out = s[0];
+    }
+}
+
+} // namespace gpuLdu
+
+#endif

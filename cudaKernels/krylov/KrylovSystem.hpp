@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What OpenFOAM's Krylov loops (Pcg.hpp, PBiCG.hpp, PBiCGStab.hpp) work with on a backend B,
+// and the end of an iteration they share (src/OpenFOAM/matrices/lduMatrix/solvers/PCG/PCG.C and
+// its siblings): the operator with its coupled interfaces, the preconditioner, the sums kept on
+// the device, the vectors of the solve, normFactor; the convergence, singularity and
+// non-finite tests.
+
+#ifndef GPULDU_KRYLOVSYSTEM_HPP
+#define GPULDU_KRYLOVSYSTEM_HPP
+
+#include "krylov/VectorOps.hpp"
+#include "precond/Preconditioners.hpp"
+
+#include <cmath>
+#include <deque>
+
+namespace gpuLdu
+{
+
+//- y = A x and y = A^T x on backend vectors, the coupled interfaces included: OpenFOAM's Amul
+//  and Tmul
+class LinearOperator
+{
+public:
+    virtual ~LinearOperator() = default;
+    virtual void amul(double* y, const double* x) = 0;
+    virtual void tmul(double* y, const double* x) = 0;
+};
+
+//- The sums of a loop over the n cells of this rank, global over all ranks (Coupling::sum). A
+//  sum into a scalar stays on the device, where the next kernels read it (values()); on one rank
+//  no value travels, across ranks it goes to the host for the global sum and back.
+template<class B>
+class DeviceScalars
+{
+    typename B::Workspace& ws_;
+    const Coupling& coupling_;
+    int n_;
+
+public:
+    static constexpr int size = B::Workspace::nScalars;
+
+    DeviceScalars(typename B::Workspace& ws, const Coupling& coupling, int n)
+    :
+        ws_(ws),
+        coupling_(coupling),
+        n_(n)
+    {}
+
+    //- scalar `slot` = sum over all ranks of f(i), i in [0, n)
+    template<class F>
+    void sumInto(const F& f, int slot)
+    {
+        ws_.sumInto(n_, f, slot);
+        if (!coupling_.sumsAreLocal())
+        {
+            double local;
+            ws_.fetch(slot, 1, &local);
+            ws_.store(slot, coupling_.sum(local));
+        }
+    }
+
+    //- The sum over all ranks of f(i), i in [0, n), on the host
+    template<class F>
+    double gSum(const F& f)
+    {
+        return coupling_.sum(ws_.sum(n_, f));
+    }
+
+    //- The scalars on the device, for the kernels
+    const double* values() const
+    {
+        return ws_.scalars();
+    }
+
+    //- Scalars [first, first + count) to the host (one transfer)
+    void fetch(int first, int count, double* host)
+    {
+        ws_.fetch(first, count, host);
+    }
+};
+
+//- The work vectors of a loop, n values each, allocated on first use and kept for the next solve
+//  (a deque: growing it keeps the earlier vectors where they are)
+template<class B>
+class WorkVectors
+{
+    int n_;
+    std::deque<typename B::template Vector<double>> v_;
+
+public:
+    explicit WorkVectors(int n)
+    :
+        n_(n)
+    {}
+
+    double* operator()(std::size_t k)
+    {
+        if (v_.size() <= k)
+        {
+            v_.resize(k + 1);
+        }
+        if (int(v_[k].size()) != n_)
+        {
+            v_[k].resize(n_);
+        }
+        return ptr(v_[k]);
+    }
+};
+
+//- One solve as a loop sees it: psi the initial guess, rA = source - A psi, wA free
+template<class B>
+struct KrylovSystem
+{
+    int n;
+    LinearOperator& A;
+    const Preconditioners<B>& M;
+    DeviceScalars<B>& scalars;
+    WorkVectors<B>& work;
+    double* psi;
+    const double* source;
+    double* rA;
+    double* wA;
+    //- OpenFOAM's normFactor of this solve
+    double normFactor;
+};
+
+// The host-side tests below use quiet comparisons (std::isless): OpenFOAM runs with floating-
+// point exceptions trapped, and an ordinary comparison with NaN raises one.
+
+//- OpenFOAM's SolverPerformance::checkConvergence.
+inline bool isConverged(double finalResidual, double initialResidual, const SolverControls& c)
+{
+    return std::isless(finalResidual, c.tolerance)
+        || (c.relTol > 1e-20 && std::isless(finalResidual, c.relTol*initialResidual));
+}
+
+//- A residual that is NaN or infinite ends the loop (counted as an iteration).
+inline bool stopOnNonFinite(SolveResult& r)
+{
+    if (std::isfinite(r.finalResidual))
+    {
+        return false;
+    }
+    r.nonFinite = true;
+    ++r.nIterations;
+    return true;
+}
+
+//- OpenFOAM's loop condition: (++nIter < maxIter && !converged) || nIter < minIter, with
+//  converged evaluated (and recorded) only when the first part gets to it.
+inline bool continueIterating(SolveResult& r, const SolverControls& c)
+{
+    return (++r.nIterations < c.maxIter
+            && !(r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
+        || r.nIterations < c.minIter;
+}
+
+//- The residual of a step from its sum of |r|; whether the loop stops on it (not finite)
+inline bool residualStops(SolveResult& r, double residualSum, double normFactor)
+{
+    r.finalResidual = residualSum/normFactor;
+    return stopOnNonFinite(r);
+}
+
+//- The end of a step whose update divides by a sum (PCG, PBiCG: wA.pA; PBiCGStab's half step:
+//  rA0.rA): that sum (scalar `divisor`) and the residual sum (the scalar after it) to the host in
+//  one transfer; the loop stops as singular where |divisor|/divisorNorm is (OpenFOAM's
+//  checkSingularity; the update kernels skipped themselves there), and on a non-finite residual.
+template<class B>
+bool stepStops(DeviceScalars<B>& scalars, int divisor, double divisorNorm, SolveResult& r, double normFactor)
+{
+    double divisorAndResidual[2];
+    scalars.fetch(divisor, 2, divisorAndResidual);
+    if (detail::isSingular(std::abs(divisorAndResidual[0])/divisorNorm))
+    {
+        r.singular = true;
+        return true;
+    }
+    return residualStops(r, divisorAndResidual[1], normFactor);
+}
+
+} // namespace gpuLdu
+
+#endif

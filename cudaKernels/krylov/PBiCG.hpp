@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// OpenFOAM's PBiCG loop (src/OpenFOAM/matrices/lduMatrix/solvers/PBiCG/PBiCG.C): the
+// bi-conjugate gradients with a shadow system in A^T (Tmul with the interfaceIntCoeffs,
+// preconditionT). On one rank the sums stay on the device; one transfer per iteration.
+
+#ifndef GPULDU_PBICG_HPP
+#define GPULDU_PBICG_HPP
+
+#include "krylov/KrylovSystem.hpp"
+
+namespace gpuLdu
+{
+
+template<class B>
+void pbicgLoop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
+{
+    using S = detail::CgScalars;
+    const int n = sys.n;
+    double* pA = sys.work(0);
+    double* rT = sys.work(1);
+    double* wT = sys.work(2);
+    double* pT = sys.work(3);
+    double* psi = sys.psi;
+    double* rA = sys.rA;
+    double* wA = sys.wA;
+    auto& sums = sys.scalars;
+
+    // rT = source - A^T psi
+    sys.A.tmul(wT, psi);
+    forEach<B>(0, n, detail::Residual{sys.source, wT, rT});
+
+    do
+    {
+        const S sc{sums.values(), S::wArA(r.nIterations), sys.normFactor};
+
+        // wA = M^-1 rA;  wT = M^-T rT;  wArT = wA.rT
+        sys.M.apply(wA, rA);
+        sys.M.applyT(wT, rT);
+        sums.sumInto(detail::Dot{wA, rT}, sc.now);
+
+        // pA = wA + beta*pA;  pT = wT + beta*pT
+        const bool first = (r.nIterations == 0);
+        forEach<B>(0, n, detail::UpdateSearchDirections{wA, wT, pA, pT, sc, first});
+
+        // wA = A pA;  wT = A^T pT;  wApT = wA.pT
+        sys.A.amul(wA, pA);
+        sys.A.tmul(wT, pT);
+        sums.sumInto(detail::Dot{wA, pT}, S::wApA);
+
+        // psi += alpha*pA;  rA -= alpha*wA;  rT -= alpha*wT (nothing where wApT is singular)
+        sums.sumInto(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, sc}, S::residualSum);
+        if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
+        {
+            break;
+        }
+    } while (continueIterating(r, c));
+}
+
+} // namespace gpuLdu
+
+#endif

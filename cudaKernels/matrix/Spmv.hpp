@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A x in CSR, each row summed as OpenFOAM's Amul sums it (lduMatrixATmul.C: the diagonal, then
+// the faces; in CSR the lower entries by ascending column, then the upper ones), so the host's
+// result is OpenFOAM's bit for bit; and the row sums of OpenFOAM's sumA in the same order. The
+// other formats (SparseFormats.hpp) keep this order too. A^T x is the same product on A^T's
+// values, gathered through the transpose index (GatherValues).
+
+#ifndef GPULDU_SPMV_HPP
+#define GPULDU_SPMV_HPP
+
+#include "backend/Backend.hpp"
+
+namespace gpuLdu
+{
+
+namespace detail
+{
+
+//- y = A x, each row summed as OpenFOAM's Amul does: diagonal, then lower, then upper entries
+//  (with the transposed values: Tmul). About 104 B/row (val 8*7, col 4*7, x, y, rowStart,
+//  diagPos).
+struct SpmvRow
+{
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const double* val;
+    const double* x;
+    double* y;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        const int d = diagPos[i];
+        double yi = val[d]*x[i];
+        for (int p = rowStart[i]; p < d; ++p)
+        {
+            yi += val[p]*x[col[p]];
+        }
+        for (int p = d + 1; p < rowStart[i + 1]; ++p)
+        {
+            yi += val[p]*x[col[p]];
+        }
+        y[i] = yi;
+    }
+};
+
+//- Row sums in OpenFOAM's sumA order (same as SpmvRow with x = 1).
+struct RowSum
+{
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const double* val;
+    double* sumA;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        const int d = diagPos[i];
+        double s = val[d];
+        for (int p = rowStart[i]; p < d; ++p)
+        {
+            s += val[p];
+        }
+        for (int p = d + 1; p < rowStart[i + 1]; ++p)
+        {
+            s += val[p];
+        }
+        sumA[i] = s;
+    }
+};
+
+struct GatherValues
+{
+    const int* index;
+    const double* from;
+    double* to;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        to[k] = from[index[k]];
+    }
+};
+
+} // namespace detail
+
+} // namespace gpuLdu
+
+#endif

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Level scheduling ("colouring") of the triangular dependency graphs of an LDU matrix.
+// A row's lower level is one more than the highest lower level of its lower neighbours (0 when
+// it has none); all rows of one level are independent, so a sweep runs level by level, each
+// level one parallel step. Same for the upper graph, from the last row backwards.
+
+// On the host: HostLevelSchedule (built once per addressing). On the backend: LevelSchedule, the
+// rows in level order cut into chunks for the one-launch sweep (GpuBackend::sweep), with the
+// level offsets kept for the level-by-level twin (sweepByLevel).
+
+#ifndef GPULDU_LEVELSCHEDULE_HPP
+#define GPULDU_LEVELSCHEDULE_HPP
+
+#include "backend/Backend.hpp"
+
+#include <thrust/fill.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace gpuLdu
+{
+
+
+//- Rows sorted by level (ascending row number within a level), where each level starts, and
+//  each row's direct dependencies (the rows it reads), CSR-style.
+struct HostLevelSchedule
+{
+    std::vector<int> rows;
+    //- nLevels + 1 offsets into rows.
+    std::vector<int> levelStart;
+    std::vector<int> depStart;
+    std::vector<int> deps;
+
+    int nLevels() const
+    {
+        return int(levelStart.size()) - 1;
+    }
+};
+
+//- Counting sort of the rows by level.
+inline HostLevelSchedule sortByLevel(const std::vector<int>& level)
+{
+    const int nLevels = level.empty() ? 0 : 1 + *std::max_element(level.begin(), level.end());
+    HostLevelSchedule s;
+    s.levelStart.assign(nLevels + 1, 0);
+    for (int l : level)
+    {
+        ++s.levelStart[l + 1];
+    }
+    for (int l = 0; l < nLevels; ++l)
+    {
+        s.levelStart[l + 1] += s.levelStart[l];
+    }
+    std::vector<int> next(s.levelStart.begin(), s.levelStart.end() - 1);
+    s.rows.resize(level.size());
+    for (int i = 0; i < int(level.size()); ++i)
+    {
+        s.rows[next[level[i]]++] = i;
+    }
+    return s;
+}
+
+//- Each row's direct dependencies: row to[f] depends on row from[f], for every face f.
+inline void setDependencies(HostLevelSchedule& s, int nCells, int nFaces, const int* from, const int* to)
+{
+    s.depStart.assign(nCells + 1, 0);
+    for (int f = 0; f < nFaces; ++f)
+    {
+        ++s.depStart[to[f] + 1];
+    }
+    for (int i = 0; i < nCells; ++i)
+    {
+        s.depStart[i + 1] += s.depStart[i];
+    }
+    std::vector<int> next(s.depStart.begin(), s.depStart.end() - 1);
+    s.deps.resize(nFaces);
+    for (int f = 0; f < nFaces; ++f)
+    {
+        s.deps[next[to[f]]++] = from[f];
+    }
+}
+
+//- Levels of the lower-triangular graph (forward sweep, factorisation). Faces are in
+//  upper-triangular order, so lower(f)'s level is final when face f is visited.
+inline HostLevelSchedule lowerLevelSchedule(const LduAddressingView& a)
+{
+    std::vector<int> level(a.nCells, 0);
+    for (int f = 0; f < a.nFaces; ++f)
+    {
+        level[a.upper[f]] = std::max(level[a.upper[f]], level[a.lower[f]] + 1);
+    }
+    HostLevelSchedule s = sortByLevel(level);
+    setDependencies(s, a.nCells, a.nFaces, a.lower, a.upper);
+    return s;
+}
+
+//- Levels of the upper-triangular graph (backward sweep), visiting faces backwards.
+inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
+{
+    std::vector<int> level(a.nCells, 0);
+    for (int f = a.nFaces - 1; f >= 0; --f)
+    {
+        level[a.lower[f]] = std::max(level[a.lower[f]], level[a.upper[f]] + 1);
+    }
+    HostLevelSchedule s = sortByLevel(level);
+    setDependencies(s, a.nCells, a.nFaces, a.upper, a.lower);
+    return s;
+}
+
+//- A schedule with its rows on the backend, and cut into chunks of positions for the
+//  one-launch sweep; the level offsets stay on the host too, for the level-by-level sweep.
+template<class B>
+class LevelSchedule
+{
+public:
+    //- Positions per chunk (threads per block of the one-launch sweep)
+    static constexpr int chunk = 128;
+
+private:
+    typename B::template Vector<int> rows_;
+    std::vector<int> levelStart_;
+    typename B::template Vector<int> chunkBegin_;
+    //- The chunks each chunk depends on (those holding its rows' dependencies), CSR-style
+    typename B::template Vector<int> chunkDepStart_;
+    typename B::template Vector<int> chunkDeps_;
+    //- Per chunk: the epoch of the sweep that finished it (scratch of the one-launch sweep)
+    mutable typename B::template Vector<int> chunkDone_;
+    //- The ticket counter of the one-launch sweep
+    mutable typename B::template Vector<int> ticket_;
+    mutable int epoch_ = 0;
+    //- Blocks of the one-launch sweep: -1 the default, 0 one launch per level
+    int oneLaunchBlocks_ = -1;
+
+public:
+    explicit LevelSchedule(const HostLevelSchedule& h)
+    :
+        rows_(h.rows.size()),
+        levelStart_(h.levelStart)
+    {
+        B::upload(ptr(rows_), h.rows.data(), h.rows.size());
+
+        // chunks: the positions of each level cut into pieces of at most `chunk`
+        std::vector<int> begin;
+        std::vector<int> chunkOf(h.rows.size());
+        for (int l = 0; l < h.nLevels(); ++l)
+        {
+            for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; k += chunk)
+            {
+                begin.push_back(k);
+                for (int m = k; m < std::min(k + chunk, h.levelStart[l + 1]); ++m)
+                {
+                    chunkOf[m] = int(begin.size()) - 1;
+                }
+            }
+        }
+        begin.push_back(int(h.rows.size()));
+
+        // a chunk depends on the chunks that hold its rows' dependencies
+        std::vector<int> position(h.rows.size());
+        for (int k = 0; k < int(h.rows.size()); ++k)
+        {
+            position[h.rows[k]] = k;
+        }
+        std::vector<int> depStart{0};
+        std::vector<int> deps;
+        for (int c = 0; c + 1 < int(begin.size()); ++c)
+        {
+            const std::size_t first = deps.size();
+            for (int k = begin[c]; k < begin[c + 1]; ++k)
+            {
+                const int i = h.rows[k];
+                for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+                {
+                    deps.push_back(chunkOf[position[h.deps[d]]]);
+                }
+            }
+            std::sort(deps.begin() + first, deps.end());
+            deps.erase(std::unique(deps.begin() + first, deps.end()), deps.end());
+            depStart.push_back(int(deps.size()));
+        }
+        chunkBegin_.resize(begin.size());
+        chunkDepStart_.resize(depStart.size());
+        chunkDeps_.resize(deps.size());
+        chunkDone_.resize(begin.size() - 1);
+        ticket_.resize(1);
+        B::upload(ptr(chunkBegin_), begin.data(), begin.size());
+        B::upload(ptr(chunkDepStart_), depStart.data(), depStart.size());
+        B::upload(ptr(chunkDeps_), deps.data(), deps.size());
+        thrust::fill(chunkDone_.begin(), chunkDone_.end(), 0);
+    }
+
+    int nLevels() const
+    {
+        return int(levelStart_.size()) - 1;
+    }
+
+    int nChunks() const
+    {
+        return int(chunkBegin_.size()) - 1;
+    }
+
+    const int* rows() const
+    {
+        return ptr(rows_);
+    }
+
+    const int* chunkBegin() const
+    {
+        return ptr(chunkBegin_);
+    }
+
+    const int* chunkDepStart() const
+    {
+        return ptr(chunkDepStart_);
+    }
+
+    const int* chunkDeps() const
+    {
+        return ptr(chunkDeps_);
+    }
+
+    int* chunkDone() const
+    {
+        return ptr(chunkDone_);
+    }
+
+    int* ticket() const
+    {
+        return ptr(ticket_);
+    }
+
+    //- A new epoch for the next one-launch sweep (chunk flags from earlier sweeps are stale)
+    int nextEpoch() const
+    {
+        return ++epoch_;
+    }
+
+    //- How the GPU sweeps: all levels in one launch of (at most) this many blocks (-1: the
+    //  backend's default), or, with 0, one launch per level (the reference twin's way, kept for
+    //  comparison)
+    void setOneLaunchBlocks(int blocks)
+    {
+        oneLaunchBlocks_ = blocks;
+    }
+
+    int oneLaunchBlocks() const
+    {
+        return oneLaunchBlocks_;
+    }
+
+    //- f(k) for every position k of the rows array, level after level, as the backend does it
+    //  (GPU: see setOneLaunchBlocks; CPU: level by level)
+    template<class F>
+    void sweep(const F& f) const
+    {
+        B::sweep(*this, f);
+    }
+
+    //- The same, one parallel step per level: the reference twin of the one-launch sweep
+    template<class F>
+    void sweepByLevel(const F& f) const
+    {
+        for (int l = 0; l < nLevels(); ++l)
+        {
+            forEach<B>(levelStart_[l], levelStart_[l + 1], f);
+        }
+    }
+};
+
+} // namespace gpuLdu
+
+#endif

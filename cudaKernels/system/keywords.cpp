@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The keywords of the interface's choices (gpuLdu.hpp), one table each: the OpenFOAM layer and
+// gpuLduSolve read and list them from here.
+
+#include "gpuLdu/gpuLdu.hpp"
+
+#include <initializer_list>
+
+namespace gpuLdu
+{
+
+namespace
+{
+
+template<class T>
+struct Keyword
+{
+    T value;
+    const char* name;
+};
+
+const Keyword<MatrixFormat> formatTable[] =
+{
+    {MatrixFormat::csr, "csr"},
+    {MatrixFormat::ell, "ell"},
+    {MatrixFormat::blockedEll, "blockedEll"},
+    {MatrixFormat::hyb, "hyb"},
+    {MatrixFormat::hec, "hec"},
+    {MatrixFormat::automatic, "auto"}
+};
+
+const Keyword<KrylovMethod> methodTable[] =
+{
+    {KrylovMethod::PCG, "PCG"},
+    {KrylovMethod::PBiCG, "PBiCG"},
+    {KrylovMethod::PBiCGStab, "PBiCGStab"}
+};
+
+//- The matrices a preconditioner takes in OpenFOAM's tables
+enum class Takes
+{
+    both,
+    symmetric,
+    asymmetric
+};
+
+struct PreconditionerKeyword
+{
+    Preconditioner value;
+    const char* name;
+    Takes takes;
+};
+
+const PreconditionerKeyword preconditionerTable[] =
+{
+    {Preconditioner::none, "none", Takes::both},
+    {Preconditioner::diagonal, "diagonal", Takes::both},
+    {Preconditioner::DIC, "DIC", Takes::symmetric},
+    {Preconditioner::DIC, "FDIC", Takes::symmetric},
+    {Preconditioner::DILU, "DILU", Takes::asymmetric},
+    {Preconditioner::ILU0, "ILU0", Takes::both}
+};
+
+//- The names of a table's entries that pass `keep`, in table order
+template<class Table, class Keep>
+std::vector<std::string> namesOf(const Table& table, const Keep& keep)
+{
+    std::vector<std::string> names;
+    for (const auto& entry : table)
+    {
+        if (keep(entry))
+        {
+            names.push_back(entry.name);
+        }
+    }
+    return names;
+}
+
+//- The first name of a value
+template<class Table, class T>
+std::string nameOf(const Table& table, T value)
+{
+    for (const auto& entry : table)
+    {
+        if (entry.value == value)
+        {
+            return entry.name;
+        }
+    }
+    return "unknown";
+}
+
+//- The value of a name among those that pass `keep`; Error naming the valid ones otherwise
+template<class Table, class Keep>
+auto valueOf(const Table& table, const std::string& name, const std::string& what, const Keep& keep)
+{
+    std::string valid;
+    for (const auto& entry : table)
+    {
+        if (keep(entry))
+        {
+            if (name == entry.name)
+            {
+                return entry.value;
+            }
+            valid += std::string(valid.empty() ? "" : " ") + entry.name;
+        }
+    }
+    throw Error("Unknown " + what + " " + name + "; valid " + what + "s are : " + valid);
+}
+
+const auto all = [](const auto&) { return true; };
+
+} // namespace
+
+std::string formatName(MatrixFormat format)
+{
+    return nameOf(formatTable, format);
+}
+
+std::vector<std::string> formatNames()
+{
+    return namesOf(formatTable, all);
+}
+
+MatrixFormat formatFromName(const std::string& name)
+{
+    return valueOf(formatTable, name, "matrixFormat", all);
+}
+
+std::string methodName(KrylovMethod method)
+{
+    return nameOf(methodTable, method);
+}
+
+std::vector<std::string> methodNames()
+{
+    return namesOf(methodTable, all);
+}
+
+KrylovMethod methodFromName(const std::string& name)
+{
+    return valueOf(methodTable, name, "solver", all);
+}
+
+bool methodTakes(KrylovMethod method, bool symmetric)
+{
+    return method == KrylovMethod::PBiCGStab || (method == KrylovMethod::PCG) == symmetric;
+}
+
+std::string preconditionerName(Preconditioner preconditioner)
+{
+    return nameOf(preconditionerTable, preconditioner);
+}
+
+std::vector<std::string> preconditionerNames()
+{
+    return namesOf(preconditionerTable, all);
+}
+
+std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric)
+{
+    const auto takes = [&](const PreconditionerKeyword& p)
+    {
+        return methodTakes(method, symmetric)
+            && (p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric);
+    };
+    return namesOf(preconditionerTable, takes);
+}
+
+Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric)
+{
+    const std::vector<std::string> valid = preconditionerNames(method, symmetric);
+    const auto isValid = [&](const PreconditionerKeyword& p)
+    {
+        for (const std::string& v : valid)
+        {
+            if (v == p.name)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    return valueOf(preconditionerTable, name, "preconditioner", isValid);
+}
+
+} // namespace gpuLdu
