@@ -74,6 +74,20 @@ struct Copy
     }
 };
 
+//- to[k] = from[index[k]]
+template<class T>
+struct Gather
+{
+    const int* index;
+    const T* from;
+    T* to;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        to[k] = from[index[k]];
+    }
+};
+
 } // namespace detail
 
 //- f(i) for i in [begin, end): one parallel step.

@@ -35,18 +35,6 @@ struct ExpandRows
     }
 };
 
-struct GatherInt
-{
-    const int* from;
-    const int* index;
-    int* to;
-
-    GPULDU_HD void operator()(int k) const
-    {
-        to[k] = from[index[k]];
-    }
-};
-
 } // namespace detail
 
 template<class B>
@@ -78,7 +66,7 @@ CsrTranspose<B> csrTranspose(
     thrust::stable_sort_by_key(B::policy(), sortedCol.begin(), sortedCol.end(), t.source.begin());
 
     t.col.resize(nnz);
-    forEach<B>(0, nnz, detail::GatherInt{ptr(row), ptr(t.source), ptr(t.col)});
+    forEach<B>(0, nnz, detail::Gather<int>{ptr(t.source), ptr(row), ptr(t.col)});
     t.rowStart.resize(nCols + 1);
     thrust::lower_bound(
         B::policy(),

@@ -3,7 +3,7 @@
 // the faces; in CSR the lower entries by ascending column, then the upper ones), so the host's
 // result is OpenFOAM's bit for bit; and the row sums of OpenFOAM's sumA in the same order. The
 // other formats (SparseFormats.hpp) keep this order too. A^T x is the same product on A^T's
-// values, gathered through the transpose index (GatherValues).
+// values, gathered through the transpose index (detail::Gather).
 
 #ifndef GPULDU_SPMV_HPP
 #define GPULDU_SPMV_HPP
@@ -66,18 +66,6 @@ struct RowSum
             s += val[p];
         }
         sumA[i] = s;
-    }
-};
-
-struct GatherValues
-{
-    const int* index;
-    const double* from;
-    double* to;
-
-    GPULDU_HD void operator()(int k) const
-    {
-        to[k] = from[index[k]];
     }
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // LduSystem on a backend B: the value upload, A*x and A^T*x with coupled interfaces, OpenFOAM's
 // normFactor (lduMatrix::solver::normFactor in lduMatrixSolver.C) and the start every Krylov
-// loop shares; the loops are in krylov/. Compiled once per backend (backend/cpu/cpuSystem.cpp,
-// backend/cuda/gpuSystem.cu).
+// loop shares; the loops are in krylov/. Compiled once per backend (cpuSystem.cpp,
+// gpuSystem.cu).
 
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP
@@ -30,17 +30,6 @@ namespace gpuLdu
 namespace detail
 {
 
-struct Gather
-{
-    const int* cells;
-    const double* x;
-    double* xAtCells;
-
-    GPULDU_HD void operator()(int j) const
-    {
-        xAtCells[j] = x[cells[j]];
-    }
-};
 
 //- y[cells[j]] += add[j]; the cells are distinct.
 struct ScatterAdd
@@ -157,7 +146,7 @@ private:
     {
         if (nIf() > 0)
         {
-            forEach<B>(0, nIf(), detail::Gather{ptr(ifCells_), x, ptr(ifValues_)});
+            forEach<B>(0, nIf(), detail::Gather<double>{ptr(ifCells_), x, ptr(ifValues_)});
             ws_.download(hostIfX_.data(), ptr(ifValues_), nIf());
             std::fill(hostIfAx_.begin(), hostIfAx_.end(), 0.0);
             product(hostIfX_.data(), hostIfAx_.data());
@@ -308,7 +297,7 @@ public:
         {
             // A^T has A's pattern: its values are one gather through the transpose index
             valT_.resize(A_.nnz());
-            forEach<B>(0, A_.nnz(), detail::GatherValues{ptr(A_.transpose), ptr(A_.val), ptr(valT_)});
+            forEach<B>(0, A_.nnz(), detail::Gather<double>{ptr(A_.transpose), ptr(A_.val), ptr(valT_)});
         }
         if (format_ != MatrixFormat::csr && !formattedTValid_)
         {

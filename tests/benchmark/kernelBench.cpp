@@ -61,7 +61,7 @@ void laplacian(int n, double bandwidth)
         const auto& A = sys.matrix();
         Vec valT(A.nnz());
         row("gather of A^T's values (once per solve)", medianMs(20, [&]() {
-            forEach<Bench>(0, A.nnz(), detail::GatherValues{ptr(A.transpose), ptr(A.val), ptr(valT)}); }),
+            forEach<Bench>(0, A.nnz(), detail::Gather<double>{ptr(A.transpose), ptr(A.val), ptr(valT)}); }),
             nnz*(8 + 8 + 4));
     }
     row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {

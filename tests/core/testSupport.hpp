@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The sequential references: OpenFOAM v1912's own face loops for Amul, normFactor, DIC and PCG
-// (../shared/docs/openfoam-api.md c.5-c.8), written out plainly.
+// (src/OpenFOAM/matrices/lduMatrix/lduMatrix/lduMatrixATmul.C, lduMatrixSolver.C,
+// preconditioners/DICPreconditioner/DICPreconditioner.C, solvers/PCG/PCG.C), written out plainly.
 
 #ifndef GPULDU_TESTSUPPORT_HPP
 #define GPULDU_TESTSUPPORT_HPP
@@ -269,7 +270,7 @@ inline double sumProd(const std::vector<double>& x, const std::vector<double>& y
     return s;
 }
 
-//- OpenFOAM's normFactor (c.5)
+//- OpenFOAM's normFactor (lduMatrix::solver::normFactor)
 inline double referenceNormFactor(
     const LduProblem& p, const std::vector<double>& psi, const std::vector<double>& Apsi,
     const std::vector<double>& source)

@@ -3,6 +3,10 @@
 # Everything for one call on the GPU machine (no OpenFOAM there), from the repo root with the
 # ignored folder .gpu carried (openfoam-runtime.tar.xz, platforms/{lib,bin} of the CUDA build):
 #   bash tests/gpu/run.sh
+# The runtime needs the tutorials' applications beside the default ones:
+#   OF_BINS="icoFoam simpleFoam pimpleFoam pisoFoam blockMesh foamDictionary checkMesh decomposePar
+#   reconstructPar renumberMesh potentialFoam dnsFoam boxTurb postProcess fluentMeshToFoam" \
+#   ../shared/tools/pack-openfoam-runtime.sh .gpu
 # Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
 # tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
 # kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3, (f)

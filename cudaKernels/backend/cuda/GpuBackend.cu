@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The algorithms compiled for NVIDIA GPUs (Thrust's CUDA system and the kernels of this
-// folder): executor gpu; and what the GPU backend does not inline.
+// What the GPU backend does not inline: the CUDA check, the workspace's buffers and transfers,
+// whether a device is usable.
 
 #include "backend/cuda/GpuBackend.hpp"
-#include "system/LduSystemImpl.hpp"
 
 #include <string>
 
@@ -99,13 +98,6 @@ std::string cudaUnavailableReason()
         return "no CUDA device found";
     }
     return "";
-}
-
-std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr)
-{
-    auto system = std::make_unique<LduSystemImpl<GpuBackend>>(addr);
-    GpuBackend::synchronize();
-    return system;
 }
 
 } // namespace gpuLdu
