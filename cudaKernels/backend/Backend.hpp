@@ -88,6 +88,20 @@ struct Gather
     }
 };
 
+//- to[index[k]] = from[k]
+template<class T>
+struct Scatter
+{
+    const int* index;
+    const T* from;
+    T* to;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        to[index[k]] = from[k];
+    }
+};
+
 } // namespace detail
 
 //- f(i) for i in [begin, end): one parallel step.

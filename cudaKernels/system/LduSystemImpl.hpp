@@ -27,25 +27,6 @@
 namespace gpuLdu
 {
 
-namespace detail
-{
-
-
-//- y[cells[j]] += add[j]; the cells are distinct.
-struct ScatterAdd
-{
-    const int* cells;
-    const double* add;
-    double* y;
-
-    GPULDU_HD void operator()(int j) const
-    {
-        y[cells[j]] += add[j];
-    }
-};
-
-} // namespace detail
-
 template<class B>
 class LduSystemImpl : public LduSystem
 {
@@ -86,15 +67,14 @@ private:
 
     Vector<double> sumA_;
 
+    //- The interface cells, and x and y there (on the backend, then on the host)
     Vector<int> ifCells_;
-    Vector<double> ifSumACorrection_;
     Vector<double> ifValues_;
-    std::vector<double> hostIfX_;
-    std::vector<double> hostIfAx_;
+    std::vector<double> hostIfValues_;
 
     int nIf() const
     {
-        return int(hostIfX_.size());
+        return int(ifCells_.size());
     }
 
     //- Seconds since start, after the device has finished its queue
@@ -140,19 +120,28 @@ private:
         return *p;
     }
 
-    //- y += interface part, through the coupling (host)
-    template<class Product>
-    void addInterfaces(double* y, const double* x, const Product& product)
+    //- f(xAtCells, yAtCells) on the host with x and y at the interface cells (no x: nullptr),
+    //  then y's new values back into their cells: the coupling applies its terms there in
+    //  OpenFOAM's order (Coupling::interfaceProduct)
+    template<class F>
+    void atInterfaceCells(double* y, const double* x, const F& f)
     {
-        if (nIf() > 0)
+        if (nIf() == 0)
         {
-            forEach<B>(0, nIf(), detail::Gather<double>{ptr(ifCells_), x, ptr(ifValues_)});
-            ws_.download(hostIfX_.data(), ptr(ifValues_), nIf());
-            std::fill(hostIfAx_.begin(), hostIfAx_.end(), 0.0);
-            product(hostIfX_.data(), hostIfAx_.data());
-            ws_.upload(ptr(ifValues_), {{hostIfAx_.data(), std::size_t(nIf())}});
-            forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifValues_), y});
+            return;
         }
+        const int m = nIf();
+        double* xAt = ptr(ifValues_);
+        double* yAt = xAt + m;
+        if (x)
+        {
+            forEach<B>(0, m, detail::Gather<double>{ptr(ifCells_), x, xAt});
+        }
+        forEach<B>(0, m, detail::Gather<double>{ptr(ifCells_), y, yAt});
+        ws_.download(hostIfValues_.data(), ptr(ifValues_), 2*std::size_t(m));
+        f(hostIfValues_.data(), hostIfValues_.data() + m);
+        ws_.upload(yAt, {{hostIfValues_.data() + m, std::size_t(m)}});
+        forEach<B>(0, m, detail::Scatter<double>{ptr(ifCells_), yAt, y});
     }
 
     //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
@@ -160,10 +149,7 @@ private:
     double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
     {
         forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
-        if (nIf() > 0)
-        {
-            forEach<B>(0, nIf(), detail::ScatterAdd{ptr(ifCells_), ptr(ifSumACorrection_), ptr(sumA_)});
-        }
+        atInterfaceCells(ptr(sumA_), nullptr, [&](const double*, double* sumA) { coupling.interfaceRowSums(sumA); });
         const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/coupling.sum(n());
         return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
     }
@@ -260,12 +246,8 @@ public:
         setMatrixSeconds_ = secondsSince(start);
     }
 
-    void setInterfaces(const std::vector<int>& cells, const std::vector<double>& sumACorrection) override
+    void setInterfaces(const std::vector<int>& cells) override
     {
-        if (cells.size() != sumACorrection.size())
-        {
-            throw Error("gpuLdu: interface cells and row-sum corrections differ in size");
-        }
         for (int c : cells)
         {
             if (c < 0 || c >= n())
@@ -275,19 +257,16 @@ public:
         }
         const std::size_t m = cells.size();
         ifCells_.resize(m);
-        ifSumACorrection_.resize(m);
-        ifValues_.resize(m);
+        ifValues_.resize(2*m);
         B::upload(ptr(ifCells_), cells.data(), m);
-        B::upload(ptr(ifSumACorrection_), sumACorrection.data(), m);
-        hostIfX_.assign(m, 0.0);
-        hostIfAx_.assign(m, 0.0);
+        hostIfValues_.assign(2*m, 0.0);
     }
 
     //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
     void amul(double* y, const double* x, const Coupling& coupling)
     {
         spmv(y, x, A_.val, formatted_);
-        addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProduct(xi, yi); });
+        atInterfaceCells(y, x, [&](const double* xi, double* yi) { coupling.interfaceProduct(xi, yi); });
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
@@ -305,7 +284,7 @@ public:
             formattedTValid_ = true;
         }
         spmv(y, x, valT_, formattedT_);
-        addInterfaces(y, x, [&](const double* xi, double* yi) { coupling.interfaceProductT(xi, yi); });
+        atInterfaceCells(y, x, [&](const double* xi, double* yi) { coupling.interfaceProductT(xi, yi); });
     }
 
     MatrixFormat setFormat(MatrixFormat format) override

@@ -140,7 +140,7 @@ TYPED_TEST(KernelTest, InterfaceTermsEnterAmul)
     ProblemCoupling coupling(p);
     LduSystemImpl<TypeParam> sys(p.addressing());
     sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-    sys.setInterfaces(coupling.cells(), coupling.sumACorrection);
+    sys.setInterfaces(coupling.cells());
     const std::vector<double> x = randomVector(p.nCells, 10);
     typename TypeParam::template Vector<double> dx(x.begin(), x.end());
     typename TypeParam::template Vector<double> dy(p.nCells);

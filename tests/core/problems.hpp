@@ -179,15 +179,16 @@ inline std::string dataFile(const std::string& name)
     return std::string(dir && *dir ? dir : GPULDU_TEST_DATA_DIR) + "/" + name;
 }
 
-//- Coupling for LduProblem's interface couplings: result = -coeff * x[nbr].
+//- Coupling for LduProblem's interface couplings: y[cell] -= coeff*x[nbr], term after term in
+//  the problem's order (as OpenFOAM's Amul takes patch faces), so a cell with several terms gets
+//  them in that order.
 class ProblemCoupling : public Coupling
 {
     std::vector<int> cells_;
+    //- Per interface cell, its terms in order: (slot of the neighbour, coefficient)
     std::vector<std::vector<std::pair<int, double>>> terms_;
 
 public:
-    std::vector<double> sumACorrection;
-
     explicit ProblemCoupling(const LduProblem& p)
     {
         std::map<int, int> slot;
@@ -207,11 +208,9 @@ public:
             cells_.push_back(c);
         }
         terms_.resize(cells_.size());
-        sumACorrection.assign(cells_.size(), 0.0);
         for (std::size_t k = 0; k < p.ifCell.size(); ++k)
         {
             terms_[slot[p.ifCell[k]]].push_back({slot[p.ifNbr[k]], p.ifCoeff[k]});
-            sumACorrection[slot[p.ifCell[k]]] -= p.ifCoeff[k];
         }
     }
 
@@ -221,19 +220,29 @@ public:
     }
 
     //- The interface couplings of the test problems are symmetric
-    void interfaceProductT(const double* x, double* result) const override
+    void interfaceProductT(const double* x, double* y) const override
     {
-        interfaceProduct(x, result);
+        interfaceProduct(x, y);
     }
 
-    void interfaceProduct(const double* x, double* result) const override
+    void interfaceProduct(const double* x, double* y) const override
     {
         for (std::size_t j = 0; j < cells_.size(); ++j)
         {
-            result[j] = 0;
             for (const auto& [nbr, c] : terms_[j])
             {
-                result[j] -= c*x[nbr];
+                y[j] -= c*x[nbr];
+            }
+        }
+    }
+
+    void interfaceRowSums(double* sumA) const override
+    {
+        for (std::size_t j = 0; j < cells_.size(); ++j)
+        {
+            for (const auto& term : terms_[j])
+            {
+                sumA[j] -= term.second;
             }
         }
     }

@@ -185,19 +185,28 @@ public:
         return true;
     }
 
-    //- Given x at the interface cells (in the order of LduSystem::setInterfaces), return in
-    //  result the interface contribution to (A x) at the same cells.
-    virtual void interfaceProduct(const double* xAtCells, double* result) const
+    //- x at the interface cells (in the order of LduSystem::setInterfaces), and y, on entry
+    //  (A x) at the same cells without the interfaces: subtract the interface terms from y one
+    //  after another in the order of OpenFOAM's Amul (patch after patch, face after face), so
+    //  that a cell on several patch faces gets them in native order and y is Amul's to the bit.
+    virtual void interfaceProduct(const double* xAtCells, double* yAtCells) const
     {
         (void)xAtCells;
-        (void)result;
+        (void)yAtCells;
     }
 
     //- The same for (A^T x): OpenFOAM's Tmul, with the interfaceIntCoeffs.
-    virtual void interfaceProductT(const double* xAtCells, double* result) const
+    virtual void interfaceProductT(const double* xAtCells, double* yAtCells) const
     {
         (void)xAtCells;
-        (void)result;
+        (void)yAtCells;
+    }
+
+    //- sumA at the interface cells, on entry without the interfaces: subtract the interface
+    //  coefficients in the order of OpenFOAM's lduMatrix::sumA (normFactor's row sums).
+    virtual void interfaceRowSums(double* sumAAtCells) const
+    {
+        (void)sumAAtCells;
     }
 };
 
@@ -216,12 +225,8 @@ public:
     //- Upload the matrix values. lower == nullptr means symmetric (lower = upper).
     virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
 
-    //- The cells whose (A x) gets coupled-interface contributions, and for each of them the
-    //  correction to the row sum (OpenFOAM's sumA: minus the interface coefficients).
-    virtual void setInterfaces(
-        const std::vector<int>& cells,
-        const std::vector<double>& sumACorrection
-    ) = 0;
+    //- The distinct cells whose (A x) and row sums get coupled-interface terms (Coupling)
+    virtual void setInterfaces(const std::vector<int>& cells) = 0;
 
     //- Use this format for A x and A^T x from now on; automatic resolves through chooseFormat.
     //  A format is converted from CSR on first use (on the backend) and then kept; returns the

@@ -36,24 +36,6 @@ Foam::gpuLduCoupling::gpuLduCoupling
     std::sort(cells_.begin(), cells_.end());
     cells_.erase(std::unique(cells_.begin(), cells_.end()), cells_.end());
 
-    sumACorrection_.assign(cells_.size(), 0.0);
-    forAll(interfaces, patchi)
-    {
-        if (interfaces.set(patchi))
-        {
-            const labelUList& faceCells = addr.patchAddr(patchi);
-            const scalarField& coeffs = interfaceCoeffs[patchi];
-            forAll(faceCells, facei)
-            {
-                const auto pos = std::lower_bound
-                (
-                    cells_.begin(), cells_.end(), faceCells[facei]
-                );
-                sumACorrection_[pos - cells_.begin()] -= coeffs[facei];
-            }
-        }
-    }
-
     if (!cells_.empty())
     {
         psi_.setSize(addr.size(), Zero);
@@ -80,23 +62,49 @@ bool Foam::gpuLduCoupling::sumsAreLocal() const
 }
 
 
+std::size_t Foam::gpuLduCoupling::slot(const label celli) const
+{
+    return std::lower_bound(cells_.begin(), cells_.end(), celli) - cells_.begin();
+}
+
+
 void Foam::gpuLduCoupling::interfaceProduct
 (
     const double* xAtCells,
-    double* result
+    double* yAtCells
 ) const
 {
-    product(interfaceCoeffs_, xAtCells, result);
+    product(interfaceCoeffs_, xAtCells, yAtCells);
 }
 
 
 void Foam::gpuLduCoupling::interfaceProductT
 (
     const double* xAtCells,
-    double* result
+    double* yAtCells
 ) const
 {
-    product(interfaceIntCoeffs_, xAtCells, result);
+    product(interfaceIntCoeffs_, xAtCells, yAtCells);
+}
+
+
+void Foam::gpuLduCoupling::interfaceRowSums(double* sumAAtCells) const
+{
+    const lduAddressing& addr = matrix_.lduAddr();
+
+    // sumA[faceCells] -= coeffs, as in lduMatrix::sumA
+    forAll(interfaces_, patchi)
+    {
+        if (interfaces_.set(patchi))
+        {
+            const labelUList& faceCells = addr.patchAddr(patchi);
+            const scalarField& coeffs = interfaceCoeffs_[patchi];
+            forAll(faceCells, facei)
+            {
+                sumAAtCells[slot(faceCells[facei])] -= coeffs[facei];
+            }
+        }
+    }
 }
 
 
@@ -104,13 +112,13 @@ void Foam::gpuLduCoupling::product
 (
     const FieldField<Field, scalar>& coeffs,
     const double* xAtCells,
-    double* result
+    double* yAtCells
 ) const
 {
     for (std::size_t j = 0; j < cells_.size(); ++j)
     {
         psi_[cells_[j]] = xAtCells[j];
-        result_[cells_[j]] = 0;
+        result_[cells_[j]] = yAtCells[j];
     }
 
     // result[faceCells] -= coeffs*psi_neighbour, as in lduMatrix::Amul/Tmul
@@ -125,6 +133,6 @@ void Foam::gpuLduCoupling::product
 
     for (std::size_t j = 0; j < cells_.size(); ++j)
     {
-        result[j] = result_[cells_[j]];
+        yAtCells[j] = result_[cells_[j]];
     }
 }

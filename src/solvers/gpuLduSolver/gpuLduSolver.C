@@ -284,7 +284,7 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
             matrix_.upper().cdata(),
             matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
         );
-        sys.setInterfaces(coupling.cells(), coupling.sumACorrection());
+        sys.setInterfaces(coupling.cells());
         result = sys.solve
         (
             method,

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Decomposed runs, solve line by solve line: icoFoam on the cavity (20x20 cells, endTime 0.1)
+# split so that cells touch several processor patch faces (corners) and patch faces are not in
+# cell order: hierarchical 2x2 on 4 ranks, a random 3-way and a checkerboard 2-way split (method
+# manual). Native vs plugin with one system per rank (executor $1, default cpu), two solver
+# sets: p by PBiCGStab+DIC with U by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
+# executor cpu every solve line (initial and final residual, iterations) must be the same.
+# DECOMPOSED_SPLITS="hierarchical random checkerboard" (the default) chooses the splits.
+# Prints "<P> passed, <F> failed" last.
+set -uo pipefail
+
+executor=${1:-cpu}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=etc/run-env.sh
+. "$here/../../etc/run-env.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/decomposed.XXXXXX")
+passed=0
+failed=0
+
+# cellDecomposition <n> <awk expression of cell i, row j>: a labelList for method manual
+cellDecomposition()
+{
+    echo 'FoamFile { version 2.0; format ascii; class labelList; object cellDecomposition; }'
+    echo 400
+    echo '('
+    awk -v n="$1" "BEGIN { srand(7); for (c = 0; c < 400; ++c) { i = c % 20; j = int(c/20); print $2 } }"
+    echo ')'
+}
+
+# decomposeParDict <split>
+decomposeParDict()
+{
+    echo 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }'
+    case $1 in
+        hierarchical) printf 'numberOfSubdomains 4;\nmethod hierarchical;\ncoeffs { n (2 2 1); }\n' ;;
+        random) printf 'numberOfSubdomains 3;\nmethod manual;\ncoeffs { dataFile "cellDecomposition"; }\n' ;;
+        checkerboard) printf 'numberOfSubdomains 2;\nmethod manual;\ncoeffs { dataFile "cellDecomposition"; }\n' ;;
+    esac
+}
+
+# solvers <pSolver> <USolver> <pPreconditioner> <UPreconditioner> <suffix> <executor line>
+solvers()
+{
+    cat <<EOD
+solvers
+{
+    p { solver $1$5; preconditioner $3; $6 tolerance 1e-06; relTol 0.05; }
+    pFinal { \$p; relTol 0; }
+    U { solver $2$5; preconditioner $4; $6 tolerance 1e-05; relTol 0; }
+}
+PISO { nCorrectors 2; nNonOrthogonalCorrectors 0; pRefCell 0; pRefValue 0; }
+EOD
+}
+
+# run <dir> <split> <pSolver> <USolver> <suffix> <executor line>
+run()
+{
+    cp -r "$here/../../tutorials/cavity" "$1"
+    cd "$1" || return 1
+    sed -i 's/^endTime .*/endTime         0.1;/' system/controlDict
+    local n
+    n=$(decomposeParDict "$2" | sed -n 's/^numberOfSubdomains \([0-9]*\);/\1/p')
+    decomposeParDict "$2" > system/decomposeParDict
+    case $2 in
+        random) cellDecomposition "$n" 'int(rand()*n)' > constant/cellDecomposition ;;
+        checkerboard) cellDecomposition "$n" '(i + j) % 2' > constant/cellDecomposition ;;
+    esac
+    local pPre=DIC UPre=DILU
+    {
+        sed -n '1,/^solvers/p' system/fvSolution | sed '$d'
+        solvers "$3" "$4" "$pPre" "$UPre" "$5" "$6"
+    } > system/fvSolution.new && mv system/fvSolution.new system/fvSolution
+    blockMesh > log.blockMesh 2>&1 && decomposePar > log.decomposePar 2>&1 \
+        && mpirun --oversubscribe -np "$n" icoFoam -parallel > log.icoFoam 2>&1
+}
+
+# the solve lines without the solver's name
+solveLines()
+{
+    grep -E 'Solving for (p|Ux|Uy),' "$1" | sed 's/^.*Solving for/Solving for/'
+}
+
+for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
+    for set in "PBiCGStab PBiCG" "PCG PBiCGStab"; do
+        read -r pSolver USolver <<< "$set"
+        name="$split: p $pSolver+DIC, U $USolver+DILU"
+        dir="$work/$split-$pSolver"
+        (run "$dir-native" "$split" "$pSolver" "$USolver" "" "") || echo "native run failed: $dir-native"
+        (run "$dir-plugin" "$split" "$pSolver" "$USolver" GPU "executor $executor;") \
+            || echo "plugin run failed: $dir-plugin"
+        native=$(solveLines "$dir-native/log.icoFoam")
+        plugin=$(solveLines "$dir-plugin/log.icoFoam")
+        lines=$(echo "$native" | grep -c . || true)
+        differ=$(diff <(echo "$native") <(echo "$plugin") | grep -c '^<' || true)
+        if [ "$lines" -ge 80 ] && [ "$(echo "$plugin" | grep -c .)" = "$lines" ] && [ "$differ" = 0 ] \
+            && grep -q "DIC${pSolver}GPU:  Solving for p" "$dir-plugin/log.icoFoam"; then
+            echo "PASS $name: $lines solve lines, all the same"
+            passed=$((passed + 1))
+        else
+            echo "FAIL $name: $lines native solve lines, $differ differ; see $dir-*"
+            diff <(echo "$native") <(echo "$plugin") | head -n 4 | sed 's/^/    /'
+            failed=$((failed + 1))
+        fi
+    done
+done
+
+[ "$failed" -gt 0 ] || rm -rf "$work"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
