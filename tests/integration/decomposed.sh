@@ -5,7 +5,8 @@
 # cell order: hierarchical 2x2 on 4 ranks, a random 3-way and a checkerboard 2-way split (method
 # manual). Native vs plugin with one system per rank (executor $1, default cpu), two solver
 # sets: p by PBiCGStab+DIC with U by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
-# executor cpu every solve line (initial and final residual, iterations) must be the same.
+# executor cpu every solve line (initial and final residual, iterations) must be the same; with
+# executor gpu (sums in another order) every solve's iterations within one of native's.
 # DECOMPOSED_SPLITS="hierarchical random checkerboard" (the default) chooses the splits.
 # Prints "<P> passed, <F> failed" last.
 set -uo pipefail
@@ -82,6 +83,12 @@ solveLines()
     grep -E 'Solving for (p|Ux|Uy),' "$1" | sed 's/^.*Solving for/Solving for/'
 }
 
+# the iteration counts of solve lines
+iterations()
+{
+    echo "$1" | sed 's/.*No Iterations //'
+}
+
 for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
     for set in "PBiCGStab PBiCG" "PCG PBiCGStab"; do
         read -r pSolver USolver <<< "$set"
@@ -94,12 +101,21 @@ for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
         plugin=$(solveLines "$dir-plugin/log.icoFoam")
         lines=$(echo "$native" | grep -c . || true)
         differ=$(diff <(echo "$native") <(echo "$plugin") | grep -c '^<' || true)
+        worst=$(paste <(iterations "$native") <(iterations "$plugin") \
+            | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > w) w = d } END { print w + 0 }')
+        allowed=0
+        if [ "$executor" = gpu ]; then
+            # only the iteration counts are compared
+            differ=0
+            allowed=1
+        fi
         if [ "$lines" -ge 80 ] && [ "$(echo "$plugin" | grep -c .)" = "$lines" ] && [ "$differ" = 0 ] \
+            && [ "$worst" -le "$allowed" ] \
             && grep -q "DIC${pSolver}GPU:  Solving for p" "$dir-plugin/log.icoFoam"; then
-            echo "PASS $name: $lines solve lines, all the same"
+            echo "PASS $name: $lines solve lines, $differ differ, worst per-solve iteration difference $worst"
             passed=$((passed + 1))
         else
-            echo "FAIL $name: $lines native solve lines, $differ differ; see $dir-*"
+            echo "FAIL $name: $lines native solve lines, $differ differ, worst per-solve iteration difference $worst; see $dir-*"
             diff <(echo "$native") <(echo "$plugin") | head -n 4 | sed 's/^/    /'
             failed=$((failed + 1))
         fi
