@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Executor selection: the system on the host or, where a CUDA device is usable, on the GPU.
+// Executor and device selection: the system on the host or, where a CUDA device is usable, on
+// the GPU; which of a node's devices a rank uses.
 
 #include "gpuLdu/gpuLdu.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace gpuLdu
@@ -13,6 +15,8 @@ std::unique_ptr<LduSystem> makeCpuSystem(const LduAddressingView& addr);
 #ifdef GPULDU_WITH_CUDA
 std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr);
 std::string cudaUnavailableReason();
+int cudaVisibleDevices();
+std::string cudaUseDevice(int device);
 #endif
 
 bool builtWithCuda()
@@ -31,6 +35,48 @@ std::string gpuUnavailableReason()
 #else
     return "this build of gpuLduSolvers has no CUDA backend (it was built without nvcc or with GPULDU_CUDA=OFF)";
 #endif
+}
+
+int visibleDevices()
+{
+#ifdef GPULDU_WITH_CUDA
+    return gpuUnavailableReason().empty() ? cudaVisibleDevices() : 0;
+#else
+    return 0;
+#endif
+}
+
+std::string useDevice(int device)
+{
+    const int n = visibleDevices();
+    if (device < 0 || device >= n)
+    {
+        throw Error("gpuLdu: device " + std::to_string(device) + " asked for, but this process sees "
+                    + std::to_string(n) + " CUDA device(s) (CUDA_VISIBLE_DEVICES respected)");
+    }
+#ifdef GPULDU_WITH_CUDA
+    return cudaUseDevice(device);
+#else
+    return "";
+#endif
+}
+
+std::vector<int> deviceOfLocalRanks(int nLocal, int nDevices)
+{
+    std::vector<int> device(std::max(nLocal, 0), 0);
+    const int nGroups = std::max(1, std::min(nDevices, nLocal));
+    // groups of `size` ranks, the first `larger` of them one rank more
+    const int size = nLocal/nGroups;
+    const int larger = nLocal % nGroups;
+    int rank = 0;
+    for (int g = 0; g < nGroups && rank < nLocal; ++g)
+    {
+        for (int k = 0; k < size + (g < larger ? 1 : 0); ++k)
+        {
+            device[rank++] = g;
+        }
+    }
+    return device;
 }
 
 std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingView& addr)

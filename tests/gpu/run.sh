@@ -11,7 +11,9 @@
 # tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
 # kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3, (f)
 # tests/integration/driver.sh (gpuLduSolve on tests/data), (g) the format benchmark
-# (gpuLduFormatBench: SpMV in every format vs cuSPARSE CSR, 100^3, 200^3 and tests/data). Logs go
+# (gpuLduFormatBench: SpMV in every format vs cuSPARSE CSR, 100^3, 200^3 and tests/data), (h) the
+# MPI runs with executor gpu: tests/integration/devices.sh, parallel.sh and decomposed.sh (needs
+# .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh). Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit so that the whole
 # stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
@@ -26,8 +28,9 @@
 #   GPU_CUSPARSE_BASELINE .gpu/platforms/bin/gpuLduCusparseBaseline
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
-#   GPU_LIMITS         "60 240 60 150 120 60 120"  seconds for steps a, b, c, d, e, f, g
-#   GPU_STEPS          abcdefg       the steps to run (one call may not fit them all)
+#   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
+#   GPU_LIMITS         "60 240 60 150 120 60 120 240"  seconds for steps a, b, c, d, e, f, g, h
+#   GPU_STEPS          abcdefgh      the steps to run (one call may not fit them all)
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -42,9 +45,10 @@ kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
 solveDriver=${GPU_SOLVE:-$root/.gpu/platforms/bin/gpuLduSolve}
 formatBench=${GPU_FORMAT_BENCH:-$root/.gpu/platforms/bin/gpuLduFormatBench}
-steps=${GPU_STEPS:-abcdefg}
+steps=${GPU_STEPS:-abcdefgh}
+mpiRuntime=${GPU_MPI_RUNTIME:-$root/.gpu/openmpi-runtime.tar.xz}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF limitG <<< "${GPU_LIMITS:-60 240 60 150 120 60 120}"
+read -r limitA limitB limitC limitD limitE limitF limitG limitH <<< "${GPU_LIMITS:-60 240 60 150 120 60 120 240}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -121,6 +125,14 @@ step f "gpuLduSolve driver ($executor)" "$limitF" "driver-$executor.log" \
 step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.txt \
     "$formatBench" "$root/tests/data" 100 200 \
     && cat "$OUT/formatBench.txt"
+
+if [[ $steps == *h* ]] && ! command -v mpirun > /dev/null; then
+    tar -xJf "$mpiRuntime" -C /tmp && . /tmp/ompi/env.sh
+fi
+step h "MPI runs ($executor): devices, parallel, decomposed" "${limitH:-240}" "mpi-$executor.log" \
+    bash -c "bash tests/integration/devices.sh '$executor' && bash tests/integration/parallel.sh '$executor' \
+             && bash tests/integration/decomposed.sh '$executor'" \
+    && grep -E '^(PASS|FAIL)|passed|ranks|MPI ranks' "$OUT/mpi-$executor.log" | cut -c1-300 | tail -n 30
 
 {
     echo

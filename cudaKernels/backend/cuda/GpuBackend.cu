@@ -100,4 +100,21 @@ std::string cudaUnavailableReason()
     return "";
 }
 
+int cudaVisibleDevices()
+{
+    int count = 0;
+    GPULDU_CUDA_CHECK(cudaGetDeviceCount(&count));
+    return count;
+}
+
+std::string cudaUseDevice(int device)
+{
+    GPULDU_CUDA_CHECK(cudaSetDevice(device));
+    cudaDeviceProp properties;
+    GPULDU_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+    char busId[32] = {};
+    GPULDU_CUDA_CHECK(cudaDeviceGetPCIBusId(busId, sizeof busId, device));
+    return std::string(properties.name) + ", PCI " + busId;
+}
+
 } // namespace gpuLdu

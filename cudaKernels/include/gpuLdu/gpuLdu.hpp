@@ -263,6 +263,20 @@ std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingV
 //- Whether this build contains the GPU backend.
 bool builtWithCuda();
 
+//- The CUDA devices this process sees (CUDA_VISIBLE_DEVICES respected); 0 where none is usable.
+int visibleDevices();
+
+//- Device `device` (of visibleDevices()) for this process's GPU systems from now on: call it
+//  before the first makeLduSystem with executor gpu. Returns the device's name and PCI bus id
+//  (what tells two devices apart in a log); throws Error if it is out of range.
+std::string useDevice(int device);
+
+//- The device of each node-local rank when nLocal ranks of one node share nDevices devices:
+//  the ranks split into min(nDevices, nLocal) groups of neighbouring ranks, as even as possible
+//  (the first nLocal % nGroups groups one rank larger), group g on device g. A rank's device
+//  follows from its rank among the ranks of its own node, never from its global rank.
+std::vector<int> deviceOfLocalRanks(int nLocal, int nDevices);
+
 //- An empty string if a CUDA device is usable, else the reason it is not.
 std::string gpuUnavailableReason();
 

@@ -7,6 +7,7 @@
 #include "gpuLduCache.H"
 #include "fvMesh.H"
 #include "gpuLduCoupling.H"
+#include "gpuLduDevices.H"
 
 #include <cmath>
 
@@ -93,6 +94,13 @@ gpuLdu::LduSystem& Foam::gpuLduSolver::system() const
 
     const gpuLdu::Executor exec = executor();
     const gpuLdu::MatrixFormat asked = matrixFormat();
+
+    // This rank's device, before its first GPU system
+    if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
+    {
+        gpuLduDevices::select(exec == gpuLdu::Executor::gpu);
+    }
+
     gpuLdu::LduSystem& sys = cache.system(exec, matrix_.lduAddr());
     const gpuLdu::MatrixFormat used = sys.setFormat(asked);
 

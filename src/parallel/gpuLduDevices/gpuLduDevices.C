@@ -1,0 +1,146 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+\*---------------------------------------------------------------------------*/
+
+#include "gpuLduDevices.H"
+#include "Pstream.H"
+#include "OSspecific.H"
+#include "error.H"
+#include "gpuLdu/gpuLdu.hpp"
+
+#include <cstdlib>
+#include <string>
+
+// * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * //
+
+namespace
+{
+
+//- A positive integer from the environment, or 0 where the variable is unset
+Foam::label positiveFromEnv(const char* name)
+{
+    const char* text = std::getenv(name);
+    if (!text || !*text)
+    {
+        return 0;
+    }
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || value < 1 || value > 1000000)
+    {
+        FatalErrorInFunction
+            << name << "=" << text << " is not a positive integer"
+            << Foam::exit(Foam::FatalError);
+    }
+    return Foam::label(value);
+}
+
+} // End anonymous namespace
+
+
+// * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
+
+bool Foam::gpuLduDevices::pretending()
+{
+    return positiveFromEnv("GPULDU_PRETEND_DEVICES") > 0;
+}
+
+
+Foam::label Foam::gpuLduDevices::select(const bool useIt)
+{
+    static label device = -1;
+    if (device >= 0)
+    {
+        return device;
+    }
+
+    const label nProcs = Pstream::nProcs();
+    const label me = Pstream::myProcNo();
+
+    // Every rank's node, gathered to all
+    const label ranksPerNode = positiveFromEnv("GPULDU_PRETEND_RANKS_PER_NODE");
+    List<word> hosts(nProcs);
+    hosts[me] =
+        ranksPerNode
+      ? word("node" + std::to_string(me/ranksPerNode))
+      : word(hostName());
+    Pstream::gatherList(hosts);
+    Pstream::scatterList(hosts);
+
+    // This rank's place among the ranks of its node
+    label localRank = 0;
+    label localSize = 0;
+    forAll(hosts, rank)
+    {
+        if (hosts[rank] == hosts[me])
+        {
+            localRank += (rank < me);
+            ++localSize;
+        }
+    }
+
+    const label pretend = positiveFromEnv("GPULDU_PRETEND_DEVICES");
+    const label nDevices = pretend ? pretend : gpuLdu::visibleDevices();
+    device = gpuLdu::deviceOfLocalRanks(localSize, nDevices)[localRank];
+
+    std::string what = "executor cpu: not used";
+    if (useIt)
+    {
+        try
+        {
+            what = gpuLdu::useDevice(device);
+        }
+        catch (const gpuLdu::Error& e)
+        {
+            FatalErrorInFunction
+                << "rank " << me << " (local rank " << localRank << " of "
+                << localSize << " on " << hosts[me] << "): " << e.what()
+                << exit(FatalError);
+        }
+    }
+
+    // The table, once: node, device (and what it is), its ranks
+    List<string> devices(nProcs);
+    devices[me] = std::to_string(device) + " (" + what + ")";
+    Pstream::gatherList(devices);
+
+    label nNodes = 0;
+    forAll(hosts, rank)
+    {
+        nNodes += (hosts.find(hosts[rank]) == rank);
+    }
+    Info<< "gpuLduSolvers: " << nProcs << " rank(s) on " << nNodes
+        << " node(s) share their GPUs by node-local rank";
+    if (pretend)
+    {
+        Info<< " (pretending " << pretend << " device(s) per node)";
+    }
+    Info<< nl;
+    forAll(hosts, first)
+    {
+        // the first rank of each (node, device) pair lists the pair's ranks
+        bool seen = false;
+        for (label r = 0; r < first && !seen; ++r)
+        {
+            seen = hosts[r] == hosts[first] && devices[r] == devices[first];
+        }
+        if (seen)
+        {
+            continue;
+        }
+        Info<< "    node " << hosts[first].c_str() << ", device "
+            << devices[first].c_str() << ": ranks";
+        forAll(hosts, r)
+        {
+            if (hosts[r] == hosts[first] && devices[r] == devices[first])
+            {
+                Info<< " " << r;
+            }
+        }
+        Info<< nl;
+    }
+    Info<< endl;
+
+    return device;
+}

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Which device each MPI rank uses: the cavity decomposed onto 4 ranks (hierarchical 2x2), one
+# icoFoam step, and the table the plugin logs once. With executor cpu (CI) the nodes and devices
+# are pretended (GPULDU_PRETEND_DEVICES, GPULDU_PRETEND_RANKS_PER_NODE): neighbouring ranks of
+# each node share a device, counted per node, never by global rank; a bad value is a FatalError.
+# With executor gpu the node's real devices (nvidia-smi -L): 4 ranks over G devices.
+# Usage: devices.sh [cpu|gpu]. Prints "<P> passed, <F> failed" last.
+set -uo pipefail
+
+executor=${1:-cpu}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=etc/run-env.sh
+. "$here/../../etc/run-env.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/devices.XXXXXX")
+passed=0
+failed=0
+
+case=$work/cavity
+cp -r "$here/../../tutorials/cavity" "$case"
+sed -i -e 's/^endTime .*/endTime         0.005;/' "$case/system/controlDict"
+sed -i -e "s/executor .*;/executor        $executor;/" "$case/system/fvSolution"
+cat > "$case/system/decomposeParDict" <<'EOD'
+FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
+numberOfSubdomains 4;
+method hierarchical;
+coeffs { n (2 2 1); }
+EOD
+(cd "$case" && blockMesh > log.blockMesh 2>&1 && decomposePar > log.decomposePar 2>&1) \
+    || echo "FAIL: cannot prepare $case"
+
+# run <name> [VAR=value ...]: one icoFoam step on 4 ranks, its log in $work/log.<name>
+run()
+{
+    local name=$1 vars=()
+    shift
+    for v in "$@"; do vars+=(-x "$v"); done
+    (cd "$case" && env "$@" mpirun --oversubscribe -np 4 "${vars[@]}" icoFoam -parallel \
+        > "$work/log.$name" 2>&1)
+}
+
+# expect <name> <description> <line>...: each line is in the table of log.<name>
+expect()
+{
+    local name=$1 what=$2 ok=yes
+    shift 2
+    for line in "$@"; do
+        grep -qF -- "$line" "$work/log.$name" || { ok=no; echo "    missing: $line"; }
+    done
+    if [ $ok = yes ] && grep -q 'Solving for p' "$work/log.$name"; then
+        echo "PASS $what"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $what (see $work/log.$name)"
+        failed=$((failed + 1))
+    fi
+}
+
+if [ "$executor" = cpu ]; then
+    unused="(executor cpu: not used)"
+    run oneNodeTwo GPULDU_PRETEND_DEVICES=2
+    expect oneNodeTwo "one node, 2 devices: ranks 0 1 on device 0, 2 3 on device 1" \
+        "4 rank(s) on 1 node(s)" "device 0 $unused: ranks 0 1" "device 1 $unused: ranks 2 3"
+    run twoNodesTwo GPULDU_PRETEND_DEVICES=2 GPULDU_PRETEND_RANKS_PER_NODE=2
+    expect twoNodesTwo "2 nodes of 2 ranks, 2 devices each: counted per node, not by global rank" \
+        "4 rank(s) on 2 node(s)" "node node0, device 0 $unused: ranks 0" \
+        "node node0, device 1 $unused: ranks 1" "node node1, device 0 $unused: ranks 2" \
+        "node node1, device 1 $unused: ranks 3"
+    run unevenNodes GPULDU_PRETEND_DEVICES=2 GPULDU_PRETEND_RANKS_PER_NODE=3
+    expect unevenNodes "nodes of 3 and 1 ranks, 2 devices each" \
+        "node node0, device 0 $unused: ranks 0 1" "node node0, device 1 $unused: ranks 2" \
+        "node node1, device 0 $unused: ranks 3"
+    run badValue GPULDU_PRETEND_DEVICES=two
+    if grep -q 'GPULDU_PRETEND_DEVICES=two is not a positive integer' "$work/log.badValue" \
+        && grep -q 'FOAM FATAL ERROR' "$work/log.badValue"; then
+        echo "PASS a bad GPULDU_PRETEND_DEVICES is a FatalError naming it"
+        passed=$((passed + 1))
+    else
+        echo "FAIL a bad GPULDU_PRETEND_DEVICES is not a clear FatalError (see $work/log.badValue)"
+        failed=$((failed + 1))
+    fi
+else
+    nGpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    run real
+    lines=()
+    if [ "$nGpus" -ge 2 ]; then
+        lines=("4 rank(s) on 1 node(s)" ", device 0 (" ", device 1 (")
+        grep -E "device 0 .*: ranks 0 1$" "$work/log.real" > /dev/null || lines+=("device 0 ...: ranks 0 1")
+        grep -E "device 1 .*: ranks 2 3$" "$work/log.real" > /dev/null || lines+=("device 1 ...: ranks 2 3")
+        # two different PCI bus ids
+        [ "$(grep -oE 'PCI [0-9A-Fa-f:.]+' "$work/log.real" | sort -u | wc -l)" -ge 2 ] || lines+=("two PCI ids")
+    else
+        lines=("4 rank(s) on 1 node(s)" ", device 0 (")
+        grep -E "device 0 .*: ranks 0 1 2 3$" "$work/log.real" > /dev/null || lines+=("device 0 ...: ranks 0 1 2 3")
+    fi
+    expect real "executor gpu, $nGpus device(s): neighbouring ranks share a device" "${lines[@]}"
+fi
+
+[ "$failed" -gt 0 ] || rm -rf "$work"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
