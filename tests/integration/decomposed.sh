@@ -5,8 +5,12 @@
 # cell order: hierarchical 2x2 on 4 ranks, a random 3-way and a checkerboard 2-way split (method
 # manual). Native vs plugin with one system per rank (executor $1, default cpu), two solver
 # sets: p by PBiCGStab+DIC with U by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
-# executor cpu every solve line (initial and final residual, iterations) must be the same; with
-# executor gpu (sums in another order) every solve's iterations within one of native's.
+# executor cpu every solve line (initial and final residual, iterations) must be the same. With
+# executor gpu the sums run in another order, so the two runs part after a while; there the
+# plugin runs with checkNative (every system also solved natively from the same state) and each
+# solve's iterations must be within one of native's with PCG; with the BiCG-type loops on p, whose
+# residual hovers near the tolerance for its last iterations, within a tenth (as the core tests
+# allow them on the GPU), from the same initial residual.
 # DECOMPOSED_SPLITS="hierarchical random checkerboard" (the default) chooses the splits.
 # Prints "<P> passed, <F> failed" last.
 set -uo pipefail
@@ -95,7 +99,9 @@ for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
         name="$split: p $pSolver+DIC, U $USolver+DILU"
         dir="$work/$split-$pSolver"
         (run "$dir-native" "$split" "$pSolver" "$USolver" "" "") || echo "native run failed: $dir-native"
-        (run "$dir-plugin" "$split" "$pSolver" "$USolver" GPU "executor $executor;") \
+        check=""
+        [ "$executor" = gpu ] && check="checkNative true;"
+        (run "$dir-plugin" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check") \
             || echo "plugin run failed: $dir-plugin"
         native=$(solveLines "$dir-native/log.icoFoam")
         plugin=$(solveLines "$dir-plugin/log.icoFoam")
@@ -104,18 +110,28 @@ for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
         worst=$(paste <(iterations "$native") <(iterations "$plugin") \
             | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > w) w = d } END { print w + 0 }')
         allowed=0
+        measure="worst per-solve iteration difference"
         if [ "$executor" = gpu ]; then
-            # only the iteration counts are compared
+            measure="checkNative: most iterations beyond the allowance"
+
+            # same input: the checkNative lines of the plugin's run, native vs plugin iterations
             differ=0
-            allowed=1
+            # the largest difference over its allowance (0 where every solve is within it)
+            worst=$(sed -nE 's/^checkNative: \S+ native .* iterations ([0-9]+) initial .* iterations ([0-9]+) initial .*/\1 \2/p' \
+                        "$dir-plugin/log.icoFoam" \
+                | awk -v tenth="$([ "$pSolver" = PCG ] && echo 0 || echo 1)" '
+                    { d = $1 - $2; if (d < 0) d = -d; a = (tenth && $1 >= 20) ? int($1/10) : 1
+                      if (d - a > w) w = d - a; ++n }
+                    END { print (n >= 80 ? w + 0 : 999) }')
+            allowed=0
         fi
         if [ "$lines" -ge 80 ] && [ "$(echo "$plugin" | grep -c .)" = "$lines" ] && [ "$differ" = 0 ] \
             && [ "$worst" -le "$allowed" ] \
             && grep -q "DIC${pSolver}GPU:  Solving for p" "$dir-plugin/log.icoFoam"; then
-            echo "PASS $name: $lines solve lines, $differ differ, worst per-solve iteration difference $worst"
+            echo "PASS $name: $lines solve lines, $differ differ, $measure $worst"
             passed=$((passed + 1))
         else
-            echo "FAIL $name: $lines native solve lines, $differ differ, worst per-solve iteration difference $worst; see $dir-*"
+            echo "FAIL $name: $lines native solve lines, $differ differ, $measure $worst; see $dir-*"
             diff <(echo "$native") <(echo "$plugin") | head -n 4 | sed 's/^/    /'
             failed=$((failed + 1))
         fi
