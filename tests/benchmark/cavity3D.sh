@@ -8,13 +8,16 @@
 # $OUT/cavity3D-<N>.txt when OUT is set. The mesh is built once (native run) and reused.
 # Profiling times are wall-clock; ExecutionTime is icoFoam's CPU time. U is solved by
 # PBiCGStabGPU+DILU in the plugin run and by native PBiCGStab+DILU in the native run.
-# Usage: cavity3D.sh [-n N] [-steps K] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none]
-# Defaults: 50^3 cells, 5 steps, executor gpu where nvidia-smi sees a GPU, else cpu.
+# Usage: cavity3D.sh [-n N] [-steps K] [-np P] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none]
+# Defaults: 50^3 cells, 5 steps, 1 rank, executor gpu where nvidia-smi sees a GPU, else cpu. With
+# -np P every run is decomposed into the same P blocks and runs on P MPI ranks (natively: all the
+# host's cores with P = cores; the plugin: P ranks sharing the node's GPUs).
 set -euo pipefail
 
-usage="Usage: $0 [-n N] [-steps K] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none] [-keep]"
+usage="Usage: $0 [-n N] [-steps K] [-np P] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none] [-keep]"
 n=50
 steps=5
+np=1
 executor=auto
 precond=DIC
 keep=0
@@ -22,6 +25,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         -n) n=$2; shift 2 ;;
         -steps) steps=$2; shift 2 ;;
+        -np) np=$2; shift 2 ;;
         -executor) executor=$2; shift 2 ;;
         -precond) precond=$2; shift 2 ;;
         -keep) keep=1; shift ;;
@@ -81,13 +85,30 @@ check()
     fi
 }
 
-# runIcoFoam <case> <what>: icoFoam in the case (log.icoFoam); fails with the log's end
+# runIcoFoam <case> <what>: icoFoam in the case (log.icoFoam), on np ranks; fails with the log's end
 runIcoFoam()
 {
     local status=0
-    echo "cavity3D ${n}^3, $steps steps: $2 (icoFoam) in $1"
-    (cd "$1" && icoFoam > log.icoFoam 2>&1) || status=$?
+    echo "cavity3D ${n}^3, $steps steps, $np rank(s): $2 (icoFoam) in $1"
+    if [ "$np" -gt 1 ]; then
+        (cd "$1" && mpirun --oversubscribe -np "$np" icoFoam -parallel > log.icoFoam 2>&1) || status=$?
+    else
+        (cd "$1" && icoFoam > log.icoFoam 2>&1) || status=$?
+    fi
     check "$1" "$status"
+}
+
+# copyCase <from> <to>: the mesh, initial fields and dictionaries (decomposed ones too)
+copyCase()
+{
+    mkdir -p "$2/constant"
+    cp -r "$1/0" "$1/system" "$2/"
+    cp -r "$1/constant/." "$2/constant/"
+    for proc in "$1"/processor*; do
+        [ -d "$proc" ] || continue
+        mkdir -p "$2/${proc##*/}"
+        cp -r "$proc/constant" "$proc/0" "$2/${proc##*/}/"
+    done
 }
 
 # entry <profiling file> <description>: "calls totalTime" of that profiling entry, a dictionary
@@ -106,7 +127,9 @@ entry()
 summary()
 {
     local dir=$1 prof solves its calls total exec last wall
-    prof=$(find "$dir" -mindepth 3 -maxdepth 3 -path '*/uniform/profiling' | sort -V | tail -n 1)
+    # the master's profiling: <time>/uniform/profiling, or processor0's in a decomposed run
+    prof=$(find "$dir" -maxdepth 4 -path '*/uniform/profiling' \
+        | grep -E "^$dir/(processor0/)?[^/]+/uniform/profiling$" | sort -V | tail -n 1)
     [ -n "$prof" ] || { echo "FAIL: no */uniform/profiling in $dir; kept $work" >&2; exit 1; }
     read -r calls total < <(entry "$prof" "fvMatrix::solve.p") \
         || { echo "FAIL: no fvMatrix::solve.p in $prof; kept $work" >&2; exit 1; }
@@ -132,15 +155,13 @@ profiling
 }
 EOT
 setFvSolution "$native" native
-echo "cavity3D ${n}^3, $steps steps: native PCG+$precond (blockMesh + icoFoam) in $native"
+echo "cavity3D ${n}^3, $steps steps, $np rank(s): native PCG+$precond (blockMesh + icoFoam) in $native"
 status=0
-(cd "$native" && ./Allrun -n "$n" -steps "$steps") > "$native/log.Allrun" 2>&1 || status=$?
+(cd "$native" && ./Allrun -n "$n" -steps "$steps" -np "$np") > "$native/log.Allrun" 2>&1 || status=$?
 check "$native" "$status"
 
 # the plugin case: native's dictionaries (as Allrun set them) and mesh, the tutorial's fvSolution
-mkdir -p "$plugin/constant"
-cp -r "$native/0" "$native/system" "$plugin/"
-cp -r "$native/constant/." "$plugin/constant/"
+copyCase "$native" "$plugin"
 cp "$tutorial/system/fvSolution" "$plugin/system/fvSolution"
 setFvSolution "$plugin" plugin
 sed -i 's/^libs.*/&\nDebugSwitches { gpuLduSolver 1; }/' "$plugin/system/controlDict"
@@ -148,16 +169,13 @@ runIcoFoam "$plugin" "PCGGPU executor $executor + $precond"
 
 # the plugin with the diagonal preconditioner for p: the same case otherwise
 diag=$work/pluginDiagonal
-cp -r "$plugin" "$diag"
-rm -rf "$diag"/[1-9]* "$diag"/0.[0-9]* "$diag/log.icoFoam"
+copyCase "$plugin" "$diag"
 setPPreconditioner "$diag/system/fvSolution" diagonal
 runIcoFoam "$diag" "PCGGPU executor $executor + diagonal"
 
 # native GAMG for p, OpenFOAM's other choice: the same mesh, dictionaries and tolerances
 gamg=$work/gamg
-mkdir -p "$gamg/constant"
-cp -r "$native/0" "$native/system" "$gamg/"
-cp -r "$native/constant/." "$gamg/constant/"
+copyCase "$native" "$gamg"
 sed -i '/^\s*p\(Final\)\?\s*$/,/}/ { /preconditioner/d; s/^\(\s*solver\s\+\)\S\+\s*;/\1GAMG;\n        smoother        GaussSeidel;/ }' \
     "$gamg/system/fvSolution"
 [ "$(grep -cE '^\s*solver\s+GAMG\s*;' "$gamg/system/fvSolution")" -eq 2 ] \
@@ -177,7 +195,7 @@ fi
 read -r pUp pSet pIt < <(sed -n 's/^gpuLduSolver: .* p: upload+convert \(\S*\) ms, preconditioner set-up \(\S*\) ms, iterations \(\S*\) ms.*/\1 \2 \3/p' \
     "$plugin/log.icoFoam" | awk '{ u += $1; s += $2; i += $3 } END { print u+0, s+0, i+0 }')
 
-table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" -v e="$executor" -v pc="$precond" \
+table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" -v np="$np" -v e="$executor" -v pc="$precond" \
     -v nS="$nS" -v nI="$nI" -v nT="$nT" -v nE="$nE" -v nL="$nL" -v nW="$nW" \
     -v gS="$gS" -v gI="$gI" -v gT="$gT" -v gE="$gE" -v gL="$gL" -v gW="$gW" -v gU="$gU" \
     -v nU="$nU" -v pU="$pU" -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
@@ -188,8 +206,8 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" 
         nPS = nS ? 1000*nT/nS : 0; pPS = pS ? 1000*pT/pS : 0; gPS = gS ? 1000*gT/gS : 0
         nPI = nI ? 1000*nT/nI : 0; pPI = pI ? 1000*pT/pI : 0; gPI = gI ? 1000*gT/gI : 0
         dPS = dS ? 1000*dT/dS : 0; dPI = dI ? 1000*dT/dI : 0
-        printf "cavity3D %d^3 = %d cells, %d steps, precond %s, plugin executor %s (%s, %s%s)\n", \
-            n, n*n*n, k, pc, e, date, host, gpu != "" ? ", " gpu : ""
+        printf "cavity3D %d^3 = %d cells, %d steps, %d rank(s), precond %s, plugin executor %s (%s, %s%s)\n", \
+            n, n*n*n, k, np, pc, e, date, host, gpu != "" ? ", " gpu : ""
         fmt = "%-22s %12s %12s %12s %10s %10s %12s\n"
         printf fmt, "", "native PCG", "native GAMG", "PCGGPU " e, "PCG/plug", "GAMG/plug", "PCGGPU diag"
         printf fmt, "p solves", nS, gS, pS, "", "", dS
@@ -214,6 +232,6 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" 
 echo "$table"
 if [ -n "${OUT:-}" ]; then
     mkdir -p "$OUT"
-    echo "$table" > "$OUT/cavity3D-$n.txt"
+    echo "$table" > "$OUT/cavity3D-$n$([ "$np" -gt 1 ] && echo "-np$np").txt"
 fi
 if [ "$keep" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
