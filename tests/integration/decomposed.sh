@@ -1,17 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Decomposed runs, solve line by solve line: icoFoam on the cavity (20x20 cells, endTime 0.1)
-# split so that cells touch several processor patch faces (corners) and patch faces are not in
-# cell order: hierarchical 2x2 on 4 ranks, a random 3-way and a checkerboard 2-way split (method
-# manual). Native vs plugin with one system per rank (executor $1, default cpu), two solver
-# sets: p by PBiCGStab+DIC with U by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
+# Decomposed runs, solve line by solve line: icoFoam for 20 steps, decomposed so that cells touch
+# several processor patch faces (corners) and patch faces are not in cell order: the cavity (20x20
+# cells) split hierarchically 2x2 on 4 ranks, randomly 3-way and as a checkerboard 2-way (method
+# manual); the elbow's unstructured prisms split randomly 3-way; boxTurb16 (6 cyclic patches)
+# split hierarchically 2x2 on 4 ranks (cells on cyclic and processor patches). Native vs plugin
+# with one system per rank (executor $1, default cpu), two solver sets: p by PBiCGStab+DIC with U
+# by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
 # executor cpu every solve line (initial and final residual, iterations) must be the same. With
 # executor gpu the sums run in another order, so the two runs part after a while; there the
 # plugin runs with checkNative (every system also solved natively from the same state) and each
 # solve's iterations must be within one of native's with PCG; with the BiCG-type loops on p, whose
 # residual hovers near the tolerance for its last iterations, within a tenth (as the core tests
 # allow them on the GPU), from the same initial residual.
-# DECOMPOSED_SPLITS="hierarchical random checkerboard" (the default) chooses the splits.
+# DECOMPOSED_CASES="cavity:hierarchical cavity:random cavity:checkerboard elbow:random
+# boxTurb16:hierarchical" (the default) chooses the cases and splits.
 # Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -24,24 +27,35 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/decomposed.XXXXXX")
 passed=0
 failed=0
 
-# cellDecomposition <n> <awk expression of cell i, row j>: a labelList for method manual
+# cellDecomposition <nCells> <nRanks> <awk expression of cell c (i, j: its column and row on the
+# cavity's 20x20 grid)>: a labelList for method manual
 cellDecomposition()
 {
     echo 'FoamFile { version 2.0; format ascii; class labelList; object cellDecomposition; }'
-    echo 400
+    echo "$1"
     echo '('
-    awk -v n="$1" "BEGIN { srand(7); for (c = 0; c < 400; ++c) { i = c % 20; j = int(c/20); print $2 } }"
+    awk -v cells="$1" -v n="$2" "BEGIN { srand(7); for (c = 0; c < cells; ++c) { i = c % 20; j = int(c/20); print $3 } }"
     echo ')'
+}
+
+# ranks <split>: the number of subdomains of a split
+ranks()
+{
+    case $1 in
+        hierarchical) echo 4 ;;
+        random) echo 3 ;;
+        checkerboard) echo 2 ;;
+    esac
 }
 
 # decomposeParDict <split>
 decomposeParDict()
 {
     echo 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }'
+    echo "numberOfSubdomains $(ranks "$1");"
     case $1 in
-        hierarchical) printf 'numberOfSubdomains 4;\nmethod hierarchical;\ncoeffs { n (2 2 1); }\n' ;;
-        random) printf 'numberOfSubdomains 3;\nmethod manual;\ncoeffs { dataFile "cellDecomposition"; }\n' ;;
-        checkerboard) printf 'numberOfSubdomains 2;\nmethod manual;\ncoeffs { dataFile "cellDecomposition"; }\n' ;;
+        hierarchical) printf 'method hierarchical;\ncoeffs { n (2 2 1); }\n' ;;
+        *) printf 'method manual;\ncoeffs { dataFile "cellDecomposition"; }\n' ;;
     esac
 }
 
@@ -59,32 +73,42 @@ PISO { nCorrectors 2; nNonOrthogonalCorrectors 0; pRefCell 0; pRefValue 0; }
 EOD
 }
 
-# run <dir> <split> <pSolver> <USolver> <suffix> <executor line>
+# mesh <case>: the case's mesh and initial fields, and its end time for 20 steps
+mesh()
+{
+    case $1 in
+        cavity) blockMesh > log.blockMesh 2>&1 && echo 0.1 ;;
+        elbow) gunzip -kf elbow.msh.gz && fluentMeshToFoam elbow.msh > log.fluentMeshToFoam 2>&1 && echo 1 ;;
+        boxTurb16) blockMesh > log.blockMesh 2>&1 && boxTurb > log.boxTurb 2>&1 && echo 0.5 ;;
+    esac
+}
+
+# run <dir> <case> <split> <pSolver> <USolver> <suffix> <executor line>
 run()
 {
-    cp -r "$here/../../tutorials/cavity" "$1"
+    cp -r "$here/../../tutorials/$2" "$1"
     cd "$1" || return 1
-    sed -i 's/^endTime .*/endTime         0.1;/' system/controlDict
-    local n
-    n=$(decomposeParDict "$2" | sed -n 's/^numberOfSubdomains \([0-9]*\);/\1/p')
-    decomposeParDict "$2" > system/decomposeParDict
-    case $2 in
-        random) cellDecomposition "$n" 'int(rand()*n)' > constant/cellDecomposition ;;
-        checkerboard) cellDecomposition "$n" '(i + j) % 2' > constant/cellDecomposition ;;
+    local endTime nCells
+    endTime=$(mesh "$2") || return 1
+    sed -i "s/^endTime .*/endTime         $endTime;/" system/controlDict
+    nCells=$(sed -n 's/.*nCells: *\([0-9]*\).*/\1/p' constant/polyMesh/owner | head -n 1)
+    decomposeParDict "$3" > system/decomposeParDict
+    case $3 in
+        random) cellDecomposition "$nCells" 3 'int(rand()*n)' > constant/cellDecomposition ;;
+        checkerboard) cellDecomposition "$nCells" 2 '(i + j) % 2' > constant/cellDecomposition ;;
     esac
-    local pPre=DIC UPre=DILU
     {
         sed -n '1,/^solvers/p' system/fvSolution | sed '$d'
-        solvers "$3" "$4" "$pPre" "$UPre" "$5" "$6"
+        solvers "$4" "$5" DIC DILU "$6" "$7"
     } > system/fvSolution.new && mv system/fvSolution.new system/fvSolution
-    blockMesh > log.blockMesh 2>&1 && decomposePar > log.decomposePar 2>&1 \
-        && mpirun --oversubscribe -np "$n" icoFoam -parallel > log.icoFoam 2>&1
+    decomposePar > log.decomposePar 2>&1 \
+        && mpirun --oversubscribe -np "$(ranks "$3")" icoFoam -parallel > log.icoFoam 2>&1
 }
 
 # the solve lines without the solver's name
 solveLines()
 {
-    grep -E 'Solving for (p|Ux|Uy),' "$1" | sed 's/^.*Solving for/Solving for/'
+    grep -E 'Solving for (p|Ux|Uy|Uz),' "$1" | sed 's/^.*Solving for/Solving for/'
 }
 
 # the iteration counts of solve lines
@@ -93,15 +117,17 @@ iterations()
     echo "$1" | sed 's/.*No Iterations //'
 }
 
-for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
+for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:checkerboard elbow:random boxTurb16:hierarchical}; do
+    tutorial=${caseSplit%%:*}
+    split=${caseSplit#*:}
     for set in "PBiCGStab PBiCG" "PCG PBiCGStab"; do
         read -r pSolver USolver <<< "$set"
-        name="$split: p $pSolver+DIC, U $USolver+DILU"
-        dir="$work/$split-$pSolver"
-        (run "$dir-native" "$split" "$pSolver" "$USolver" "" "") || echo "native run failed: $dir-native"
+        name="$tutorial $split: p $pSolver+DIC, U $USolver+DILU"
+        dir="$work/$tutorial-$split-$pSolver"
+        (run "$dir-native" "$tutorial" "$split" "$pSolver" "$USolver" "" "") || echo "native run failed: $dir-native"
         check=""
         [ "$executor" = gpu ] && check="checkNative true;"
-        (run "$dir-plugin" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check") \
+        (run "$dir-plugin" "$tutorial" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check") \
             || echo "plugin run failed: $dir-plugin"
         native=$(solveLines "$dir-native/log.icoFoam")
         plugin=$(solveLines "$dir-plugin/log.icoFoam")
@@ -119,10 +145,10 @@ for split in ${DECOMPOSED_SPLITS:-hierarchical random checkerboard}; do
             # the largest difference over its allowance (0 where every solve is within it)
             worst=$(sed -nE 's/^checkNative: \S+ native .* iterations ([0-9]+) initial .* iterations ([0-9]+) initial .*/\1 \2/p' \
                         "$dir-plugin/log.icoFoam" \
-                | awk -v tenth="$([ "$pSolver" = PCG ] && echo 0 || echo 1)" '
+                | awk -v lines="$lines" -v tenth="$([ "$pSolver" = PCG ] && echo 0 || echo 1)" '
                     { d = $1 - $2; if (d < 0) d = -d; a = (tenth && $1 >= 20) ? int($1/10) : 1
                       if (d - a > w) w = d - a; ++n }
-                    END { print (n >= 80 ? w + 0 : 999) }')
+                    END { print (n >= lines ? w + 0 : 999) }')
             allowed=0
         fi
         if [ "$lines" -ge 80 ] && [ "$(echo "$plugin" | grep -c .)" = "$lines" ] && [ "$differ" = 0 ] \
