@@ -21,6 +21,8 @@
 #   GPU_EXECUTOR       gpu           executor of the integration tests and the benchmark
 #   GPU_BENCH_N        100           cavity3D cells per direction
 #   GPU_BENCH_STEPS    2             cavity3D time steps
+#   GPU_BENCH_NP       1             cavity3D MPI ranks (every column on them; > 1 needs step h's
+#                                    Open MPI runtime)
 #   GPU_CORE_TESTS     .gpu/platforms/bin/gpuLduCoreTestsCuda
 #   GPULDU_LIBDIR      .gpu/platforms/lib   plugin and core used by OpenFOAM
 #   GPU_OF_RUNTIME     .gpu/openfoam-runtime.tar.xz   ("none": use the OpenFOAM already here)
@@ -40,6 +42,7 @@ mkdir -p "$OUT"
 executor=${GPU_EXECUTOR:-gpu}
 benchN=${GPU_BENCH_N:-100}
 benchSteps=${GPU_BENCH_STEPS:-2}
+benchNp=${GPU_BENCH_NP:-1}
 coreTests=${GPU_CORE_TESTS:-$root/.gpu/platforms/bin/gpuLduCoreTestsCuda}
 kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
@@ -109,8 +112,13 @@ step b "integration tests ($executor)" "$limitB" "integration-$executor.log" \
 step c "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh \
     && grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
 
-step d "cavity3D ${benchN}^3 x ${benchSteps} ($executor)" "$limitD" cavity3D-bench.log \
-    bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -executor "$executor" \
+if { [[ $steps == *h* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
+    && ! command -v mpirun > /dev/null; then
+    tar -xJf "$mpiRuntime" -C /tmp && . /tmp/ompi/env.sh
+fi
+
+step d "cavity3D ${benchN}^3 x ${benchSteps}, $benchNp rank(s) ($executor)" "$limitD" cavity3D-bench.log \
+    bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -np "$benchNp" -executor "$executor" \
     && tail -n 25 "$OUT/cavity3D-bench.log"
 
 step e "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kernelBench.txt \
@@ -126,9 +134,6 @@ step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.tx
     "$formatBench" "$root/tests/data" 100 200 \
     && cat "$OUT/formatBench.txt"
 
-if [[ $steps == *h* ]] && ! command -v mpirun > /dev/null; then
-    tar -xJf "$mpiRuntime" -C /tmp && . /tmp/ompi/env.sh
-fi
 step h "MPI runs ($executor): devices, parallel, decomposed" "${limitH:-240}" "mpi-$executor.log" \
     bash -c "bash tests/integration/devices.sh '$executor' && bash tests/integration/parallel.sh '$executor' \
              && bash tests/integration/decomposed.sh '$executor'" \
