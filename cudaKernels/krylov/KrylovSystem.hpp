@@ -38,8 +38,6 @@ class DeviceScalars
     int n_;
 
 public:
-    static constexpr int size = B::Workspace::nScalars;
-
     DeviceScalars(typename B::Workspace& ws, const Coupling& coupling, int n)
     :
         ws_(ws),

@@ -138,7 +138,9 @@ private:
             forEach<B>(0, m, detail::Gather<double>{ptr(ifCells_), x, xAt});
         }
         forEach<B>(0, m, detail::Gather<double>{ptr(ifCells_), y, yAt});
-        ws_.download(hostIfValues_.data(), ptr(ifValues_), 2*std::size_t(m));
+        // x and y in one transfer, or y alone
+        const std::size_t first = x ? 0 : m;
+        ws_.download(hostIfValues_.data() + first, ptr(ifValues_) + first, 2*std::size_t(m) - first);
         f(hostIfValues_.data(), hostIfValues_.data() + m);
         ws_.upload(yAt, {{hostIfValues_.data() + m, std::size_t(m)}});
         forEach<B>(0, m, detail::Scatter<double>{ptr(ifCells_), yAt, y});

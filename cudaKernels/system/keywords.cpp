@@ -19,6 +19,12 @@ struct Keyword
     const char* name;
 };
 
+const Keyword<Executor> executorTable[] =
+{
+    {Executor::cpu, "cpu"},
+    {Executor::gpu, "gpu"}
+};
+
 const Keyword<MatrixFormat> formatTable[] =
 {
     {MatrixFormat::csr, "csr"},
@@ -111,7 +117,32 @@ auto valueOf(const Table& table, const std::string& name, const std::string& wha
 
 const auto all = [](const auto&) { return true; };
 
+//- Whether OpenFOAM's table of a method on such a matrix holds a preconditioner (ILU0 added)
+auto takenBy(KrylovMethod method, bool symmetric)
+{
+    return [=](const PreconditionerKeyword& p)
+    {
+        return methodTakes(method, symmetric)
+            && (p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric);
+    };
+}
+
 } // namespace
+
+std::string executorName(Executor executor)
+{
+    return nameOf(executorTable, executor);
+}
+
+std::vector<std::string> executorNames()
+{
+    return namesOf(executorTable, all);
+}
+
+Executor executorFromName(const std::string& name)
+{
+    return valueOf(executorTable, name, "executor", all);
+}
 
 std::string formatName(MatrixFormat format)
 {
@@ -160,29 +191,12 @@ std::vector<std::string> preconditionerNames()
 
 std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric)
 {
-    const auto takes = [&](const PreconditionerKeyword& p)
-    {
-        return methodTakes(method, symmetric)
-            && (p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric);
-    };
-    return namesOf(preconditionerTable, takes);
+    return namesOf(preconditionerTable, takenBy(method, symmetric));
 }
 
 Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric)
 {
-    const std::vector<std::string> valid = preconditionerNames(method, symmetric);
-    const auto isValid = [&](const PreconditionerKeyword& p)
-    {
-        for (const std::string& v : valid)
-        {
-            if (v == p.name)
-            {
-                return true;
-            }
-        }
-        return false;
-    };
-    return valueOf(preconditionerTable, name, "preconditioner", isValid);
+    return valueOf(preconditionerTable, name, "preconditioner", takenBy(method, symmetric));
 }
 
 } // namespace gpuLdu

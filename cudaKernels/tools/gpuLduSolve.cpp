@@ -47,51 +47,6 @@ Solves A x = A*1 from x = 0; the exact solution is 1.
 //  row sum of |A|, that the -spmv check accepts
 const double spmvCheckLimit = 1e-12;
 
-template<class T>
-using Words = std::vector<std::pair<std::string, T>>;
-
-const Words<Executor> executorWords = {{"cpu", Executor::cpu}, {"gpu", Executor::gpu}};
-
-//- The words of a table, space-separated
-template<class T>
-std::string wordList(const Words<T>& words)
-{
-    std::string list;
-    for (const auto& entry : words)
-    {
-        list += (list.empty() ? "" : " ") + entry.first;
-    }
-    return list;
-}
-
-//- The value of a word; Error naming the valid words otherwise
-template<class T>
-T fromWord(const std::string& what, const std::string& word, const Words<T>& words)
-{
-    for (const auto& [name, value] : words)
-    {
-        if (name == word)
-        {
-            return value;
-        }
-    }
-    throw Error("Unknown " + what + " " + word + "; valid " + what + "s are : " + wordList(words));
-}
-
-//- The word of a value; empty if the table does not have it
-template<class T>
-std::string wordOf(T value, const Words<T>& words)
-{
-    for (const auto& [name, v] : words)
-    {
-        if (v == value)
-        {
-            return name;
-        }
-    }
-    return "";
-}
-
 //- Words space-separated
 std::string joined(const std::vector<std::string>& words)
 {
@@ -165,7 +120,7 @@ Options parseOptions(int argc, char* argv[])
         }
         else if (arg == "-executor")
         {
-            o.executor = fromWord("executor", value(), executorWords);
+            o.executor = executorFromName(value());
         }
         else if (arg == "-format")
         {
@@ -362,11 +317,11 @@ void run(const Options& o)
                 stats.meanLength(), stats.maxLength);
     if (o.executor)
     {
-        std::printf("%-16s %s\n", "executor", wordOf(executor, executorWords).c_str());
+        std::printf("%-16s %s\n", "executor", executorName(executor).c_str());
     }
     else
     {
-        std::printf("%-16s %s (default%s%s)\n", "executor", wordOf(executor, executorWords).c_str(),
+        std::printf("%-16s %s (default%s%s)\n", "executor", executorName(executor).c_str(),
                     gpuReason.empty() ? "" : "; no usable GPU: ", gpuReason.c_str());
     }
 

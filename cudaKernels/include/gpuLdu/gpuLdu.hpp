@@ -29,6 +29,15 @@ enum class Executor
     gpu
 };
 
+//- The keyword of an executor: cpu, gpu
+std::string executorName(Executor executor);
+
+//- The keywords of all executors
+std::vector<std::string> executorNames();
+
+//- The executor of a keyword; throws Error naming the valid keywords.
+Executor executorFromName(const std::string& name);
+
 //- DIC and DILU are OpenFOAM's (DIC: symmetric matrices); ILU0 is the zero-fill incomplete LU
 //  of the CSR matrix.
 enum class Preconditioner

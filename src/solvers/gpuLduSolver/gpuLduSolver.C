@@ -50,11 +50,17 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
 {
     const word name = controlDict_.lookupOrDefault<word>("executor", "gpu");
 
-    if (name == "cpu")
+    gpuLdu::Executor exec = gpuLdu::Executor::cpu;
+    try
     {
-        return gpuLdu::Executor::cpu;
+        exec = gpuLdu::executorFromName(name);
     }
-    else if (name == "gpu")
+    catch (const gpuLdu::Error&)
+    {
+        unknownKeyword("executor", name, gpuLdu::executorNames());
+    }
+
+    if (exec == gpuLdu::Executor::gpu)
     {
         const std::string reason = gpuLdu::gpuUnavailableReason();
         if (!reason.empty())
@@ -66,12 +72,8 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
                 << " to run the same algorithms on the host."
                 << exit(FatalError);
         }
-        return gpuLdu::Executor::gpu;
     }
-
-    unknownKeyword("executor", name, {"cpu", "gpu"});
-
-    return gpuLdu::Executor::cpu;
+    return exec;
 }
 
 
