@@ -117,13 +117,18 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
         Info<< " (pretending " << pretend << " device(s) per node)";
     }
     Info<< nl;
+    // whether two ranks share a node and a device
+    const auto together = [&](const label a, const label b)
+    {
+        return hosts[a] == hosts[b] && devices[a] == devices[b];
+    };
     forAll(hosts, first)
     {
         // the first rank of each (node, device) pair lists the pair's ranks
         bool seen = false;
         for (label r = 0; r < first && !seen; ++r)
         {
-            seen = hosts[r] == hosts[first] && devices[r] == devices[first];
+            seen = together(r, first);
         }
         if (seen)
         {
@@ -133,7 +138,7 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
             << devices[first].c_str() << ": ranks";
         forAll(hosts, r)
         {
-            if (hosts[r] == hosts[first] && devices[r] == devices[first])
+            if (together(r, first))
             {
                 Info<< " " << r;
             }
