@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <deque>
+#include <vector>
 
 namespace gpuLdu
 {
@@ -27,42 +28,70 @@ public:
     virtual void tmul(double* y, const double* x) = 0;
 };
 
-//- The sums of a loop over the n cells of this rank, global over all ranks (Coupling::sum). A
-//  sum into a scalar stays on the device, where the next kernels read it (values()); on one rank
-//  no value travels, across ranks it goes to the host for the global sum and back.
+//- The sums of a loop over the rows of this system, global over all ranks (Coupling::sum, given
+//  one partial per part: LduSystem::setParts). A sum into a scalar stays on the device, where
+//  the next kernels read it (values()); with one rank and one part no value travels, else the
+//  parts' partials go to the host for the global sum and it comes back.
 template<class B>
 class DeviceScalars
 {
     typename B::Workspace& ws_;
     const Coupling& coupling_;
-    int n_;
+    //- The parts' row starts (LduSystem::setParts); their partial sums on the host
+    const std::vector<int>& starts_;
+    std::vector<double> partials_;
+
+    int nParts() const
+    {
+        return int(starts_.size()) - 1;
+    }
 
 public:
-    DeviceScalars(typename B::Workspace& ws, const Coupling& coupling, int n)
+    DeviceScalars(typename B::Workspace& ws, const Coupling& coupling, const std::vector<int>& starts)
     :
         ws_(ws),
         coupling_(coupling),
-        n_(n)
+        starts_(starts),
+        partials_(starts.size() - 1)
     {}
 
-    //- scalar `slot` = sum over all ranks of f(i), i in [0, n)
+    //- scalar `slot` = sum over all ranks of f(i), i over the rows
     template<class F>
     void sumInto(const F& f, int slot)
     {
-        ws_.sumInto(n_, f, slot);
-        if (!coupling_.sumsAreLocal())
+        if (nParts() == 1 && coupling_.sumsAreLocal())
         {
-            double local;
-            ws_.fetch(slot, 1, &local);
-            ws_.store(slot, coupling_.sum(local));
+            ws_.sumInto(starts_.back(), f, slot);
+        }
+        else
+        {
+            ws_.store(slot, gSum(f));
         }
     }
 
-    //- The sum over all ranks of f(i), i in [0, n), on the host
+    //- The sum over all ranks of f(i), i over the rows, on the host
     template<class F>
     double gSum(const F& f)
     {
-        return coupling_.sum(ws_.sum(n_, f));
+        if (nParts() == 1)
+        {
+            partials_[0] = ws_.sum(starts_.back(), f);
+        }
+        else
+        {
+            ws_.sumParts(f, partials_.data());
+        }
+        return coupling_.sum(partials_.data(), nParts());
+    }
+
+    //- The number of rows over all ranks (OpenFOAM's reduced size of a field)
+    double gCount()
+    {
+        for (int p = 0; p < nParts(); ++p)
+        {
+            partials_[p] = starts_[p + 1] - starts_[p];
+        }
+        return coupling_.sum(partials_.data(), nParts());
     }
 
     //- The scalars on the device, for the kernels

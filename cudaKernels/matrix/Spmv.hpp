@@ -69,6 +69,29 @@ struct RowSum
     }
 };
 
+//- The interface terms a system holds (DeviceCouplings), row j's in order: y[rows[j]] -=
+//  c[k]*x[cols[k]], as OpenFOAM's interfaces subtract them face after face; with x == nullptr
+//  the row sums' y[rows[j]] -= c[k] (sumA).
+struct SubtractCouplings
+{
+    const int* rows;
+    const int* start;
+    const int* cols;
+    const double* c;
+    const double* x;
+    double* y;
+
+    GPULDU_HD void operator()(int j) const
+    {
+        double acc = y[rows[j]];
+        for (int k = start[j]; k < start[j + 1]; ++k)
+        {
+            acc -= x ? c[k]*x[cols[k]] : c[k];
+        }
+        y[rows[j]] = acc;
+    }
+};
+
 } // namespace detail
 
 } // namespace gpuLdu

@@ -67,6 +67,16 @@ private:
 
     Vector<double> sumA_;
 
+    //- The rows of each rank whose matrix this system holds (setParts)
+    std::vector<int> partStarts_;
+
+    //- The interface terms applied here (setDeviceCouplings): pattern, then the coefficients
+    //  of A and of A^T one after the other
+    Vector<int> dcRows_;
+    Vector<int> dcStart_;
+    Vector<int> dcCols_;
+    Vector<double> dcCoeffs_;
+
     //- The interface cells, and x and y there (on the backend, then on the host)
     Vector<int> ifCells_;
     Vector<double> ifValues_;
@@ -146,13 +156,48 @@ private:
         forEach<B>(0, m, detail::Scatter<double>{ptr(ifCells_), yAt, y});
     }
 
+    //- The interface terms of y = A x (transposed: A^T x; x == nullptr: the row sums of A) in
+    //  OpenFOAM's order: the host's early patches, the device couplings, the host's late ones
+    void subtractInterfaces(double* y, const double* x, bool transposed, const Coupling& coupling)
+    {
+        const auto host = [&](InterfacePhase phase)
+        {
+            if (coupling.hasPhase(phase))
+            {
+                atInterfaceCells(y, x, [&](const double* xi, double* yi)
+                {
+                    if (!x)
+                    {
+                        coupling.interfaceRowSums(phase, yi);
+                    }
+                    else if (transposed)
+                    {
+                        coupling.interfaceProductT(phase, xi, yi);
+                    }
+                    else
+                    {
+                        coupling.interfaceProduct(phase, xi, yi);
+                    }
+                });
+            }
+        };
+        host(InterfacePhase::early);
+        if (!dcRows_.empty())
+        {
+            const int nTerms = int(dcCols_.size());
+            forEach<B>(0, int(dcRows_.size()), detail::SubtractCouplings{
+                ptr(dcRows_), ptr(dcStart_), ptr(dcCols_), ptr(dcCoeffs_) + (transposed ? nTerms : 0), x, y});
+        }
+        host(InterfacePhase::late);
+    }
+
     //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
     //  sum(|Apsi - sumA*xRef| + |source - sumA*xRef|) + 1e-20, xRef the mean of psi
     double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
     {
         forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
-        atInterfaceCells(ptr(sumA_), nullptr, [&](const double*, double* sumA) { coupling.interfaceRowSums(sumA); });
-        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/coupling.sum(n());
+        subtractInterfaces(ptr(sumA_), nullptr, false, coupling);
+        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/sums.gCount();
         return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
     }
 
@@ -194,6 +239,7 @@ public:
         sumA_(addr.nCells)
     {
         rowLengths_ = gpuLdu::rowLengthStats<B>(n(), A_.rowStart);
+        setParts({0, n()});
     }
 
     Executor executor() const override
@@ -264,11 +310,59 @@ public:
         hostIfValues_.assign(2*m, 0.0);
     }
 
+    void setParts(const std::vector<int>& starts) override
+    {
+        bool valid = starts.size() >= 2 && starts.front() == 0 && starts.back() == n();
+        for (std::size_t p = 1; valid && p < starts.size(); ++p)
+        {
+            valid = starts[p - 1] <= starts[p];
+        }
+        if (!valid)
+        {
+            throw Error("gpuLdu: the parts of a system must split its " + std::to_string(n())
+                + " rows in order");
+        }
+        partStarts_ = starts;
+        ws_.setParts(starts);
+    }
+
+    void setDeviceCouplings(const DeviceCouplings& c) override
+    {
+        const int nRows = int(c.rows.size());
+        bool valid = int(c.start.size()) == nRows + 1 && c.start[0] == 0 && int(c.cols.size()) == c.nTerms();
+        for (int j = 0; valid && j < nRows; ++j)
+        {
+            valid = c.rows[j] >= 0 && c.rows[j] < n() && c.start[j] <= c.start[j + 1]
+                && (j == 0 || c.rows[j - 1] < c.rows[j]);
+        }
+        for (std::size_t k = 0; valid && k < c.cols.size(); ++k)
+        {
+            valid = c.cols[k] >= 0 && c.cols[k] < n();
+        }
+        if (!valid)
+        {
+            throw Error("gpuLdu: device couplings out of range or not in ascending rows");
+        }
+        dcRows_.resize(nRows);
+        dcStart_.resize(nRows + 1);
+        dcCols_.resize(c.cols.size());
+        dcCoeffs_.resize(2*c.cols.size());
+        B::upload(ptr(dcRows_), c.rows.data(), nRows);
+        B::upload(ptr(dcStart_), c.start.data(), nRows + 1);
+        B::upload(ptr(dcCols_), c.cols.data(), c.cols.size());
+    }
+
+    void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) override
+    {
+        const std::size_t m = dcCols_.size();
+        ws_.upload(ptr(dcCoeffs_), {{coeffs, m}, {intCoeffs, m}});
+    }
+
     //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
     void amul(double* y, const double* x, const Coupling& coupling)
     {
         spmv(y, x, A_.val, formatted_);
-        atInterfaceCells(y, x, [&](const double* xi, double* yi) { coupling.interfaceProduct(xi, yi); });
+        subtractInterfaces(y, x, false, coupling);
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
@@ -286,7 +380,7 @@ public:
             formattedTValid_ = true;
         }
         spmv(y, x, valT_, formattedT_);
-        atInterfaceCells(y, x, [&](const double* xi, double* yi) { coupling.interfaceProductT(xi, yi); });
+        subtractInterfaces(y, x, true, coupling);
     }
 
     MatrixFormat setFormat(MatrixFormat format) override
@@ -367,7 +461,7 @@ public:
         start = std::chrono::steady_clock::now();
 
         // rA = source - A psi
-        DeviceScalars<B> sums(ws_, coupling, n());
+        DeviceScalars<B> sums(ws_, coupling, partStarts_);
         amul(ptr(wA_), ptr(psi_), coupling);
         forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
         const double normFactor = this->normFactor(ptr(wA_), sums, coupling);

@@ -105,7 +105,8 @@ void laplacian(int n, double bandwidth)
         ws.store(S::wArAOdd, 2.0);
         ws.store(S::wApA, 1e3);
         const Coupling serial;
-        DeviceScalars<Bench> sums(ws, serial, rows);
+        const std::vector<int> onePart{0, rows};
+        DeviceScalars<Bench> sums(ws, serial, onePart);
         const S sc{sums.values(), S::wArA(0), 1.0};
         row("PCG: w.r (sum, result to the host)", medianMs(20, [&]() {
             sums.gSum(detail::Dot{ptr(w), ptr(x)}); }), rows*16.0);

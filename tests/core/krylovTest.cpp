@@ -5,6 +5,8 @@
 
 #include "testSupport.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <tuple>
 #include <type_traits>
 
@@ -251,10 +253,10 @@ public:
         return false;
     }
 
-    double sum(double local) const override
+    double sum(const double* partials, int nParts) const override
     {
         ++sums;
-        return local;
+        return Coupling::sum(partials, nParts);
     }
 };
 
@@ -295,6 +297,155 @@ TYPED_TEST(KrylovTest, SumsKeptOnTheDeviceEqualSumsThroughTheHost)
         EXPECT_EQ(res[0].finalResidual, res[1].finalResidual);
         EXPECT_EQ(psi[0], psi[1]);
     }
+}
+
+//- A problem's interface terms held by the system (DeviceCouplings: each row's terms in the
+//  problem's order) give what the host's coupling gives: the same bits on the host (the same
+//  subtractions in the same order), the same iterations on the GPU
+TYPED_TEST(KrylovTest, DeviceCouplingsEqualHostCouplings)
+{
+    const LduProblem symmetric = poisson3D(20, 18, 16, 81, -1, true);
+    const LduProblem asymmetric = gpuLdu::test::asymmetric(18, 14, 12, 84, true);
+    for (const auto& [p, method, type] : {std::tuple{&symmetric, KrylovMethod::PCG, Preconditioner::DIC},
+                                          std::tuple{&asymmetric, KrylovMethod::PBiCG, Preconditioner::DILU},
+                                          std::tuple{&asymmetric, KrylovMethod::PBiCGStab, Preconditioner::DILU}})
+    {
+        SCOPED_TRACE("method " + std::to_string(int(method)));
+        ASSERT_GT(p->ifCell.size(), 0u);
+        // the terms by row, each row's in the problem's order
+        std::vector<int> order(p->ifCell.size());
+        for (std::size_t k = 0; k < order.size(); ++k)
+        {
+            order[k] = int(k);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p->ifCell[a] < p->ifCell[b]; });
+        DeviceCouplings dc;
+        std::vector<double> coeffs;
+        for (int k : order)
+        {
+            if (dc.rows.empty() || dc.rows.back() != p->ifCell[k])
+            {
+                dc.rows.push_back(p->ifCell[k]);
+                dc.start.push_back(dc.start.back());
+            }
+            dc.cols.push_back(p->ifNbr[k]);
+            ++dc.start.back();
+            coeffs.push_back(p->ifCoeff[k]);
+        }
+
+        const std::vector<double> b = referenceAmul(*p, randomVector(p->nCells, 82));
+        SolverControls c;
+        c.tolerance = 1e-10;
+        std::vector<std::vector<double>> psi;
+        std::vector<SolveResult> res;
+        for (bool onDevice : {false, true})
+        {
+            const ProblemCoupling host(*p);
+            const Coupling none;
+            LduSystemImpl<TypeParam> sys(p->addressing());
+            sys.setMatrix(p->diag.data(), p->upperCoeffs.data(), p->lowerOrNull());
+            if (onDevice)
+            {
+                sys.setDeviceCouplings(dc);
+                sys.setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
+            }
+            else
+            {
+                sys.setInterfaces(host.cells());
+            }
+            psi.push_back(randomVector(p->nCells, 83, -0.1, 0.1));
+            res.push_back(sys.solve(method, psi.back().data(), b.data(), c, type,
+                onDevice ? static_cast<const Coupling&>(none) : host));
+        }
+        EXPECT_GT(res[0].nIterations, 3);
+        if (TypeParam::executor == Executor::cpu)
+        {
+            EXPECT_EQ(res[0].nIterations, res[1].nIterations);
+            EXPECT_EQ(res[0].initialResidual, res[1].initialResidual);
+            EXPECT_EQ(res[0].finalResidual, res[1].finalResidual);
+            EXPECT_EQ(psi[0], psi[1]);
+        }
+        else
+        {
+            EXPECT_NEAR(res[0].nIterations, res[1].nIterations, 1);
+            EXPECT_NEAR(res[0].initialResidual, res[1].initialResidual, 1e-12*res[0].initialResidual);
+            EXPECT_LT(relativeDifference(psi[0], psi[1]), 1e-7);
+        }
+    }
+}
+
+//- A coupling that records the partial sums it is handed
+class PartsCoupling : public ProblemCoupling
+{
+public:
+    using ProblemCoupling::ProblemCoupling;
+    mutable std::vector<double> last;
+
+    bool sumsAreLocal() const override
+    {
+        return false;
+    }
+
+    double sum(const double* partials, int nParts) const override
+    {
+        last.assign(partials, partials + nParts);
+        return Coupling::sum(partials, nParts);
+    }
+};
+
+//- Sums per part (the ranks of a consolidated system): each part's partial is the sum over its
+//  rows, in index order on the host; a solve with parts needs the iterations of one part
+TYPED_TEST(KrylovTest, SumsPerPart)
+{
+    const LduProblem p = poisson3D(20, 18, 16, 91, -1, true);
+    const std::vector<int> starts{0, 1000, 1001, 1001, p.nCells};
+    const std::vector<double> x = randomVector(p.nCells, 92);
+    PartsCoupling parts(p);
+    LduSystemImpl<TypeParam> sys(p.addressing());
+    sys.setParts(starts);
+    typename TypeParam::template Vector<double> dx(x.begin(), x.end());
+    DeviceScalars<TypeParam> sums(sys.workspace(), parts, starts);
+    const double total = sums.gSum(detail::Sum{ptr(dx)});
+    ASSERT_EQ(parts.last.size(), starts.size() - 1);
+    for (std::size_t q = 0; q + 1 < starts.size(); ++q)
+    {
+        double expected = 0;
+        for (int i = starts[q]; i < starts[q + 1]; ++i)
+        {
+            expected += x[i];
+        }
+        if (TypeParam::executor == Executor::cpu)
+        {
+            EXPECT_EQ(parts.last[q], expected);
+        }
+        else
+        {
+            EXPECT_NEAR(parts.last[q], expected, 1e-12*(1 + std::abs(expected)));
+        }
+    }
+    EXPECT_EQ(sums.gCount(), double(p.nCells));
+    EXPECT_NEAR(total, std::accumulate(x.begin(), x.end(), 0.0), 1e-10);
+
+    // a solve with parts and one without: the same iterations
+    const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 93));
+    SolverControls c;
+    c.tolerance = 1e-10;
+    std::vector<int> iterations;
+    for (bool split : {false, true})
+    {
+        LduSystemImpl<TypeParam> s(p.addressing());
+        if (split)
+        {
+            s.setParts(starts);
+        }
+        s.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        s.setInterfaces(parts.cells());
+        std::vector<double> psi(p.nCells, 0.0);
+        iterations.push_back(s.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::DIC, parts).nIterations);
+    }
+    EXPECT_GT(iterations[0], 3);
+    EXPECT_NEAR(iterations[0], iterations[1], 1);
+    EXPECT_THROW(sys.setParts({0, 5}), Error);
 }
 
 #ifdef __CUDACC__

@@ -219,14 +219,24 @@ public:
         return cells_;
     }
 
-    //- The interface couplings of the test problems are symmetric
-    void interfaceProductT(const double* x, double* y) const override
+    //- All terms on the host, after the system's own (late)
+    bool hasPhase(InterfacePhase phase) const override
     {
-        interfaceProduct(x, y);
+        return phase == InterfacePhase::late && !cells_.empty();
     }
 
-    void interfaceProduct(const double* x, double* y) const override
+    //- The interface couplings of the test problems are symmetric
+    void interfaceProductT(InterfacePhase phase, const double* x, double* y) const override
     {
+        interfaceProduct(phase, x, y);
+    }
+
+    void interfaceProduct(InterfacePhase phase, const double* x, double* y) const override
+    {
+        if (phase != InterfacePhase::late)
+        {
+            return;
+        }
         for (std::size_t j = 0; j < cells_.size(); ++j)
         {
             for (const auto& [nbr, c] : terms_[j])
@@ -236,8 +246,12 @@ public:
         }
     }
 
-    void interfaceRowSums(double* sumA) const override
+    void interfaceRowSums(InterfacePhase phase, double* sumA) const override
     {
+        if (phase != InterfacePhase::late)
+        {
+            return;
+        }
         for (std::size_t j = 0; j < cells_.size(); ++j)
         {
             for (const auto& term : terms_[j])

@@ -14,7 +14,9 @@
 # by PBiCGStab, whose stopping iteration rounding decides where its residual hovers at the
 # tolerance (in serial runs too).
 # DECOMPOSED_CASES="cavity:hierarchical cavity:random cavity:checkerboard elbow:random
-# boxTurb16:hierarchical" (the default) chooses the cases and splits.
+# boxTurb16:hierarchical" (the default) chooses the cases and splits; a case:split:G runs the
+# plugin as if each node had G devices (GPULDU_PRETEND_DEVICES): the ranks of a device solve as
+# one system (consolidation), and the solve lines must still be native's.
 # Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -82,14 +84,17 @@ mesh()
 {
     case $1 in
         cavity) blockMesh > log.blockMesh 2>&1 && echo 0.1 ;;
+        cavity3D) blockMesh > log.blockMesh 2>&1 && echo 0.5 ;;
         elbow) gunzip -kf elbow.msh.gz && fluentMeshToFoam elbow.msh > log.fluentMeshToFoam 2>&1 && echo 1 ;;
         boxTurb16) blockMesh > log.blockMesh 2>&1 && boxTurb > log.boxTurb 2>&1 && echo 0.5 ;;
     esac
 }
 
-# run <dir> <case> <split> <pSolver> <USolver> <suffix> <executor line>
+# run <dir> <case> <split> <pSolver> <USolver> <suffix> <executor line> [devices]
 run()
 {
+    local pretend=()
+    [ -n "${8:-}" ] && pretend=(-x "GPULDU_PRETEND_DEVICES=$8")
     cp -r "$here/../../tutorials/$2" "$1"
     cd "$1" || return 1
     local endTime nCells
@@ -106,7 +111,7 @@ run()
         solvers "$4" "$5" DIC DILU "$6" "$7"
     } > system/fvSolution.new && mv system/fvSolution.new system/fvSolution
     decomposePar > log.decomposePar 2>&1 \
-        && mpirun --oversubscribe -np "$(ranks "$3")" icoFoam -parallel > log.icoFoam 2>&1
+        && mpirun --oversubscribe -np "$(ranks "$3")" "${pretend[@]}" icoFoam -parallel > log.icoFoam 2>&1
 }
 
 # the solve lines without the solver's name
@@ -122,19 +127,28 @@ iterations()
 }
 
 for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:checkerboard elbow:random boxTurb16:hierarchical}; do
-    tutorial=${caseSplit%%:*}
-    split=${caseSplit#*:}
+    IFS=: read -r tutorial split devices <<< "$caseSplit"
     for set in "PBiCGStab PBiCG" "PCG PBiCGStab"; do
         read -r pSolver USolver <<< "$set"
         name="$tutorial $split: p $pSolver+DIC, U $USolver+DILU"
         dir="$work/$tutorial-$split-$pSolver"
-        (run "$dir-native" "$tutorial" "$split" "$pSolver" "$USolver" "" "") || echo "native run failed: $dir-native"
+        # (one native run for every device count)
+        [ -d "$dir-native" ] || (run "$dir-native" "$tutorial" "$split" "$pSolver" "$USolver" "" "") \
+            || echo "native run failed: $dir-native"
         check=""
         [ "$executor" = gpu ] && check="checkNative true;"
-        (run "$dir-plugin" "$tutorial" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check") \
-            || echo "plugin run failed: $dir-plugin"
-        native=$(solveLines "$dir-native/log.icoFoam")
-        plugin=$(solveLines "$dir-plugin/log.icoFoam")
+        grouped=""
+        if [ -n "$devices" ]; then
+            name="$name, $(ranks "$split") ranks on $devices device(s)"
+            # the log says the ranks of a device solve as one system where they are several
+            [ "$devices" -lt "$(ranks "$split")" ] && grouped="solve as one system"
+            [ "$executor" = cpu ] || devices=""
+        fi
+        (run "$dir-plugin$devices" "$tutorial" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check" "$devices") \
+            || echo "plugin run failed: $dir-plugin$devices"
+        dir="$dir-native"; pluginLog="${dir%-native}-plugin$devices/log.icoFoam"
+        native=$(solveLines "$dir/log.icoFoam")
+        plugin=$(solveLines "$pluginLog")
         lines=$(echo "$native" | grep -c . || true)
         differ=$(diff <(echo "$native") <(echo "$plugin") | grep -c '^<' || true)
         worst=$(paste <(iterations "$native") <(iterations "$plugin") \
@@ -150,7 +164,7 @@ for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:ch
             # the iterations within one, but for p by PBiCGStab, whose stopping iteration is set
             # by rounding where its residual hovers at the tolerance (serially too: up to 7 of
             # about 65 on the elbow); the count of solves that break either
-            worst=$(grep '^checkNative: ' "$dir-plugin/log.icoFoam" \
+            worst=$(grep '^checkNative: ' "$pluginLog" \
                 | awk -v lines="$lines" -v loose="$([ "$pSolver" = PCG ] && echo 0 || echo 1)" '
                     { d = $6 - $(NF-4); if (d < 0) d = -d
                       if ($8 != $(NF-2) || (d > 1 && !(loose && $2 ~ /^p/))) ++bad; ++n }
@@ -159,11 +173,12 @@ for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:ch
         fi
         if [ "$lines" -ge 80 ] && [ "$(echo "$plugin" | grep -c .)" = "$lines" ] && [ "$differ" = 0 ] \
             && [ "$worst" -le "$allowed" ] \
-            && grep -q "DIC${pSolver}GPU:  Solving for p" "$dir-plugin/log.icoFoam"; then
+            && grep -q "DIC${pSolver}GPU:  Solving for p" "$pluginLog" \
+            && { [ -z "$grouped" ] || grep -q "$grouped" "$pluginLog"; }; then
             echo "PASS $name: $lines solve lines, $differ differ, $measure $worst"
             passed=$((passed + 1))
         else
-            echo "FAIL $name: $lines native solve lines, $differ differ, $measure $worst; see $dir-*"
+            echo "FAIL $name: $lines native solve lines, $differ differ, $measure $worst; see ${dir%-native}-*"
             diff <(echo "$native") <(echo "$plugin") | head -n 4 | sed 's/^/    /'
             failed=$((failed + 1))
         fi

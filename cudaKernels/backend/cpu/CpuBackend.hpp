@@ -16,6 +16,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <utility>
+#include <vector>
 
 namespace gpuLdu
 {
@@ -80,8 +81,32 @@ struct CpuBackend
 
     private:
         double scalars_[nScalars] = {};
+        std::vector<int> starts_;
 
     public:
+        //- Rows [starts[p], starts[p+1]) are part p of the sums of sumParts
+        void setParts(const std::vector<int>& starts)
+        {
+            starts_ = starts;
+        }
+
+        //- host[p] = sum of f(i) over part p, in index order, for every part
+        template<class F>
+        void sumParts(const F& f, double* host)
+        {
+            for (std::size_t p = 0; p + 1 < starts_.size(); ++p)
+            {
+                host[p] = thrust::transform_reduce(
+                    policy(),
+                    thrust::counting_iterator<int>(starts_[p]),
+                    thrust::counting_iterator<int>(starts_[p + 1]),
+                    f,
+                    0.0,
+                    thrust::plus<double>()
+                );
+            }
+        }
+
         //- sum(n, f) into scalar `slot`, left where the next steps read it (scalars())
         template<class F>
         void sumInto(int n, const F& f, int slot)

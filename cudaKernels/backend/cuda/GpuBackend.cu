@@ -4,6 +4,7 @@
 
 #include "backend/cuda/GpuBackend.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace gpuLdu
@@ -30,7 +31,37 @@ GpuBackend::Workspace::~Workspace()
 {
     // No throwing from a destructor: a failure here leaves nothing to recover
     cudaFree(partials_);
+    cudaFree(partStarts_);
+    cudaFree(partSums_);
     cudaFreeHost(pinned_);
+}
+
+
+void GpuBackend::Workspace::setParts(const std::vector<int>& starts)
+{
+    const int nParts = int(starts.size()) - 1;
+    if (nParts < 1 || nParts > maxBlocks_)
+    {
+        throw Error("gpuLdu: " + std::to_string(nParts) + " parts of a system (1 to "
+            + std::to_string(maxBlocks_) + " allowed)");
+    }
+    if (nParts != nParts_)
+    {
+        GPULDU_CUDA_CHECK(cudaFree(partStarts_));
+        GPULDU_CUDA_CHECK(cudaFree(partSums_));
+        partStarts_ = nullptr;
+        partSums_ = nullptr;
+        GPULDU_CUDA_CHECK(cudaMalloc(&partStarts_, starts.size()*sizeof(int)));
+        GPULDU_CUDA_CHECK(cudaMalloc(&partSums_, nParts*sizeof(double)));
+        nParts_ = nParts;
+    }
+    GpuBackend::upload(partStarts_, starts.data(), starts.size());
+    int longest = 0;
+    for (int p = 0; p < nParts; ++p)
+    {
+        longest = std::max(longest, starts[p + 1] - starts[p]);
+    }
+    blocksPerPart_ = std::max(1, std::min(maxBlocks_/nParts, (longest + block_ - 1)/block_));
 }
 
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <utility>
+#include <vector>
 
 namespace gpuLdu
 {
@@ -139,6 +140,12 @@ struct GpuBackend
         double* pinned_ = nullptr;
         std::size_t pinnedSize_ = 0;
 
+        //- The parts of sumParts: their starts and sums on the device, the blocks of each
+        int nParts_ = 0;
+        int* partStarts_ = nullptr;
+        double* partSums_ = nullptr;
+        int blocksPerPart_ = 1;
+
         double* pinned(std::size_t n);
 
         //- *out (device memory) = sum of f(i) over i in [0, n): block sums, then one block sums
@@ -168,6 +175,20 @@ struct GpuBackend
             GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));
             result = *pinned_;
             return result;
+        }
+
+        //- Rows [starts[p], starts[p+1]) are part p of the sums of sumParts
+        void setParts(const std::vector<int>& starts);
+
+        //- host[p] = sum of f(i) over part p, for every part (one transfer)
+        template<class F>
+        void sumParts(const F& f, double* host)
+        {
+            sumPartBlocksKernel<<<nParts_*blocksPerPart_, block_>>>(partStarts_, blocksPerPart_, f, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            sumPartialsKernel<block_><<<nParts_, block_>>>(blocksPerPart_, partials_, partSums_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            download(host, partSums_, nParts_);
         }
 
         //- The sum into scalar slot `slot`, left on the device where the next kernels read it

@@ -47,11 +47,43 @@ __global__ void sumBlocksKernel(int n, F f, double* partials)
     }
 }
 
-//- *out = sum of partials[0, m), one block of Block threads.
+//- Block sums of f(i) per part: part p = blockIdx.x/blocksPerPart sums i in [starts[p],
+//  starts[p+1]) with its blocksPerPart blocks, grid-stride; partials[blockIdx.x]. Fixed order.
+template<class F>
+__global__ void sumPartBlocksKernel(const int* starts, int blocksPerPart, F f, double* partials)
+{
+    __shared__ double s[256];
+    const int part = blockIdx.x/blocksPerPart;
+    const int stride = blocksPerPart*blockDim.x;
+    const int end = starts[part + 1];
+    double acc = 0;
+    for (int i = starts[part] + (blockIdx.x % blocksPerPart)*blockDim.x + threadIdx.x; i < end; i += stride)
+    {
+        acc += f(i);
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int w = blockDim.x/2; w > 0; w /= 2)
+    {
+        if (threadIdx.x < w)
+        {
+            s[threadIdx.x] += s[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+    {
+        partials[blockIdx.x] = s[0];
+    }
+}
+
+//- out[b] = sum of partials[b*m, (b + 1)*m), one block of Block threads per b.
 template<int Block>
 __global__ void sumPartialsKernel(int m, const double* partials, double* out)
 {
     __shared__ double s[Block];
+    partials += blockIdx.x*m;
+    out += blockIdx.x;
     double acc = 0;
     for (int i = threadIdx.x; i < m; i += Block)
     {

@@ -171,51 +171,99 @@ struct SolveResult
     double uploadSeconds = 0;
     double setupSeconds = 0;
     double iterateSeconds = 0;
+    //- Ranks consolidated into one system (the OpenFOAM layer): their values to the system's
+    //  owner and psi back
+    double handOverSeconds = 0;
 };
 
-//- What the solver needs from the world outside one processor's matrix: global reductions and
-//  the coupled-interface (cyclic, processor, ...) contributions to A*x. The default is a serial
-//  matrix without interfaces.
+//- Where a host interface term falls in a row's sum. OpenFOAM subtracts the interface terms
+//  patch after patch; the patches a system holds itself (LduSystem::setDeviceCouplings, the
+//  processor patches between ranks consolidated into one system) take a contiguous stretch of
+//  that order: the host's patches before it are early, those after it late.
+enum class InterfacePhase
+{
+    early,
+    late
+};
+
+//- What the solver needs from the world outside its matrix: global reductions and the coupled-
+//  interface (cyclic, processor, ...) contributions to A*x that the system does not hold. The
+//  default is a serial matrix without interfaces.
 class Coupling
 {
 public:
     virtual ~Coupling() = default;
 
-    //- Global sum over all ranks of a processor-local partial sum (OpenFOAM's reduce).
-    virtual double sum(double local) const
+    //- Global sum over all ranks, given the partial sums of the system's parts (LduSystem::
+    //  setParts, one part per rank whose matrix the system holds, in order): OpenFOAM's reduce.
+    virtual double sum(const double* partials, int nParts) const
     {
-        return local;
+        double s = 0;
+        for (int p = 0; p < nParts; ++p)
+        {
+            s += partials[p];
+        }
+        return s;
     }
 
-    //- Whether sum returns its argument (one rank): then a solver keeps its sums on the device
-    //  between the steps that use them, and brings one value per iteration to the host
+    //- Whether sum returns its one partial (one rank, one part): then a solver keeps its sums
+    //  on the device between the steps that use them, and brings one value per iteration to
+    //  the host
     virtual bool sumsAreLocal() const
     {
         return true;
     }
 
-    //- x at the interface cells (in the order of LduSystem::setInterfaces), and y, on entry
-    //  (A x) at the same cells without the interfaces: subtract the interface terms from y one
-    //  after another in the order of OpenFOAM's Amul (patch after patch, face after face), so
-    //  that a cell on several patch faces gets them in native order and y is Amul's to the bit.
-    virtual void interfaceProduct(const double* xAtCells, double* yAtCells) const
+    //- Whether the host has interface terms in this phase
+    virtual bool hasPhase(InterfacePhase phase) const
     {
+        (void)phase;
+        return false;
+    }
+
+    //- x at the interface cells (in the order of LduSystem::setInterfaces), and y, on entry
+    //  (A x) at the same cells with the terms of the phases before: subtract this phase's
+    //  interface terms from y one after another in the order of OpenFOAM's Amul (patch after
+    //  patch, face after face), so that a cell on several patch faces gets them in native order
+    //  and y is Amul's to the bit.
+    virtual void interfaceProduct(InterfacePhase phase, const double* xAtCells, double* yAtCells) const
+    {
+        (void)phase;
         (void)xAtCells;
         (void)yAtCells;
     }
 
     //- The same for (A^T x): OpenFOAM's Tmul, with the interfaceIntCoeffs.
-    virtual void interfaceProductT(const double* xAtCells, double* yAtCells) const
+    virtual void interfaceProductT(InterfacePhase phase, const double* xAtCells, double* yAtCells) const
     {
+        (void)phase;
         (void)xAtCells;
         (void)yAtCells;
     }
 
-    //- sumA at the interface cells, on entry without the interfaces: subtract the interface
-    //  coefficients in the order of OpenFOAM's lduMatrix::sumA (normFactor's row sums).
-    virtual void interfaceRowSums(double* sumAAtCells) const
+    //- sumA at the interface cells: subtract this phase's interface coefficients in the order
+    //  of OpenFOAM's lduMatrix::sumA (normFactor's row sums).
+    virtual void interfaceRowSums(InterfacePhase phase, double* sumAAtCells) const
     {
+        (void)phase;
         (void)sumAAtCells;
+    }
+};
+
+//- Interface terms a system applies itself, between the early and the late host phase: for each
+//  row rows[j], the terms k in [start[j], start[j+1]) in order, y[rows[j]] -= c[k]*x[cols[k]],
+//  c the coefficients of A (A^T: the int coefficients) of the last setDeviceCouplingCoeffs. For
+//  ranks consolidated into one system these are their processor patches to each other: row a
+//  cell of one rank, column the cell across the patch face on the other.
+struct DeviceCouplings
+{
+    std::vector<int> rows;
+    std::vector<int> start{0};
+    std::vector<int> cols;
+
+    int nTerms() const
+    {
+        return start.empty() ? 0 : start.back();
     }
 };
 
@@ -234,8 +282,20 @@ public:
     //- Upload the matrix values. lower == nullptr means symmetric (lower = upper).
     virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
 
-    //- The distinct cells whose (A x) and row sums get coupled-interface terms (Coupling)
+    //- The distinct cells whose (A x) and row sums get coupled-interface terms from the host
+    //  (Coupling)
     virtual void setInterfaces(const std::vector<int>& cells) = 0;
+
+    //- The rows of the ranks whose matrices this system holds: rank p's rows are
+    //  [starts[p], starts[p+1]) (starts[0] = 0, the last nCells()); sums are taken per rank
+    //  (Coupling::sum). Default: one part.
+    virtual void setParts(const std::vector<int>& starts) = 0;
+
+    //- The interface terms the system applies itself (DeviceCouplings), their pattern
+    virtual void setDeviceCouplings(const DeviceCouplings& couplings) = 0;
+
+    //- Their coefficients for A and for A^T (nTerms() each)
+    virtual void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) = 0;
 
     //- Use this format for A x and A^T x from now on; automatic resolves through chooseFormat.
     //  A format is converted from CSR on first use (on the backend) and then kept; returns the

@@ -14,7 +14,8 @@ Foam::gpuLduCoupling::gpuLduCoupling
     const FieldField<Field, scalar>& interfaceCoeffs,
     const FieldField<Field, scalar>& interfaceIntCoeffs,
     const lduInterfaceFieldPtrsList& interfaces,
-    const direction cmpt
+    const direction cmpt,
+    const labelUList& patchPhase
 )
 :
     matrix_(matrix),
@@ -25,10 +26,16 @@ Foam::gpuLduCoupling::gpuLduCoupling
 {
     const lduAddressing& addr = matrix.lduAddr();
 
+    for (lduInterfaceFieldPtrsList& list : phaseInterfaces_)
+    {
+        list.setSize(interfaces.size());
+    }
     forAll(interfaces, patchi)
     {
-        if (interfaces.set(patchi))
+        const label place = patchPhase.empty() ? late : patchPhase[patchi];
+        if (interfaces.set(patchi) && place != inSystem)
         {
+            phaseInterfaces_[place].set(patchi, interfaces.operator()(patchi));
             const labelUList& faceCells = addr.patchAddr(patchi);
             cells_.insert(cells_.end(), faceCells.begin(), faceCells.end());
         }
@@ -44,11 +51,17 @@ Foam::gpuLduCoupling::gpuLduCoupling
 }
 
 
-double Foam::gpuLduCoupling::sum(double local) const
+double Foam::gpuLduCoupling::sum(const double* partials, int nParts) const
 {
+    if (nParts != 1)
+    {
+        FatalErrorInFunction
+            << "a rank's coupling sums one partial, not " << nParts
+            << abort(FatalError);
+    }
     return returnReduce
     (
-        local,
+        partials[0],
         sumOp<scalar>(),
         Pstream::msgType(),
         matrix_.mesh().comm()
@@ -62,6 +75,20 @@ bool Foam::gpuLduCoupling::sumsAreLocal() const
 }
 
 
+bool Foam::gpuLduCoupling::hasPhase(gpuLdu::InterfacePhase phase) const
+{
+    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
+    forAll(list, patchi)
+    {
+        if (list.set(patchi))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+
 std::size_t Foam::gpuLduCoupling::slot(const label celli) const
 {
     return std::lower_bound(cells_.begin(), cells_.end(), celli) - cells_.begin();
@@ -70,32 +97,39 @@ std::size_t Foam::gpuLduCoupling::slot(const label celli) const
 
 void Foam::gpuLduCoupling::interfaceProduct
 (
+    gpuLdu::InterfacePhase phase,
     const double* xAtCells,
     double* yAtCells
 ) const
 {
-    product(interfaceCoeffs_, xAtCells, yAtCells);
+    product(phase, interfaceCoeffs_, xAtCells, yAtCells);
 }
 
 
 void Foam::gpuLduCoupling::interfaceProductT
 (
+    gpuLdu::InterfacePhase phase,
     const double* xAtCells,
     double* yAtCells
 ) const
 {
-    product(interfaceIntCoeffs_, xAtCells, yAtCells);
+    product(phase, interfaceIntCoeffs_, xAtCells, yAtCells);
 }
 
 
-void Foam::gpuLduCoupling::interfaceRowSums(double* sumAAtCells) const
+void Foam::gpuLduCoupling::interfaceRowSums
+(
+    gpuLdu::InterfacePhase phase,
+    double* sumAAtCells
+) const
 {
     const lduAddressing& addr = matrix_.lduAddr();
+    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
 
     // sumA[faceCells] -= coeffs, as in lduMatrix::sumA
-    forAll(interfaces_, patchi)
+    forAll(list, patchi)
     {
-        if (interfaces_.set(patchi))
+        if (list.set(patchi))
         {
             const labelUList& faceCells = addr.patchAddr(patchi);
             const scalarField& coeffs = interfaceCoeffs_[patchi];
@@ -110,6 +144,7 @@ void Foam::gpuLduCoupling::interfaceRowSums(double* sumAAtCells) const
 
 void Foam::gpuLduCoupling::product
 (
+    const gpuLdu::InterfacePhase phase,
     const FieldField<Field, scalar>& coeffs,
     const double* xAtCells,
     double* yAtCells
@@ -122,14 +157,9 @@ void Foam::gpuLduCoupling::product
     }
 
     // result[faceCells] -= coeffs*psi_neighbour, as in lduMatrix::Amul/Tmul
-    matrix_.initMatrixInterfaces
-    (
-        true, coeffs, interfaces_, psi_, result_, cmpt_
-    );
-    matrix_.updateMatrixInterfaces
-    (
-        true, coeffs, interfaces_, psi_, result_, cmpt_
-    );
+    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
+    matrix_.initMatrixInterfaces(true, coeffs, list, psi_, result_, cmpt_);
+    matrix_.updateMatrixInterfaces(true, coeffs, list, psi_, result_, cmpt_);
 
     for (std::size_t j = 0; j < cells_.size(); ++j)
     {

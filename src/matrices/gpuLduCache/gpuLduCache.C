@@ -4,6 +4,7 @@
 \*---------------------------------------------------------------------------*/
 
 #include "gpuLduCache.H"
+#include "gpuLduDevices.H"
 
 namespace Foam
 {
@@ -37,6 +38,8 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
     {
         systems_[0].reset();
         systems_[1].reset();
+        groups_[0].reset();
+        groups_[1].reset();
         formats_.clear();
         addr_ = &addr;
     }
@@ -60,6 +63,48 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
         }
     }
     return *sys;
+}
+
+
+Foam::gpuLduGroupSystem* Foam::gpuLduCache::groupSystem
+(
+    gpuLdu::Executor executor,
+    const lduAddressing& addr,
+    const lduInterfaceFieldPtrsList& interfaces
+)
+{
+    if (gpuLduDevices::group().size() < 2)
+    {
+        return nullptr;
+    }
+    // A different addressing object means the topology changed without the
+    // mesh clearing us: start again (on every rank of the group alike)
+    if (addr_ != &addr)
+    {
+        systems_[0].reset();
+        systems_[1].reset();
+        groups_[0].reset();
+        groups_[1].reset();
+        formats_.clear();
+        addr_ = &addr;
+    }
+
+    std::unique_ptr<gpuLduGroupSystem>& group = groups_[int(executor)];
+    if (!group)
+    {
+        group.reset
+        (
+            new gpuLduGroupSystem
+            (
+                gpuLduDevices::group(),
+                gpuLduDevices::groupComm(),
+                executor,
+                addr,
+                interfaces
+            )
+        );
+    }
+    return group.get();
 }
 
 

@@ -7,6 +7,7 @@
 #include "Pstream.H"
 #include "OSspecific.H"
 #include "error.H"
+#include "SubList.H"
 #include "gpuLdu/gpuLdu.hpp"
 
 #include <cstdlib>
@@ -47,7 +48,32 @@ bool Foam::gpuLduDevices::pretending()
 }
 
 
-Foam::label Foam::gpuLduDevices::select(const bool useIt)
+namespace
+{
+    //- The ranks whose solves this rank's system holds, and their
+    //  communicator (set by select)
+    Foam::labelList groupRanks;
+    Foam::label groupCommunicator = -1;
+}
+
+
+const Foam::labelList& Foam::gpuLduDevices::group()
+{
+    return groupRanks;
+}
+
+
+Foam::label Foam::gpuLduDevices::groupComm()
+{
+    return groupCommunicator;
+}
+
+
+Foam::label Foam::gpuLduDevices::select
+(
+    const bool useIt,
+    const label ranksPerSystem
+)
 {
     static label device = -1;
     if (device >= 0)
@@ -84,8 +110,44 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
     const label nDevices = pretend ? pretend : gpuLdu::visibleDevices();
     device = gpuLdu::deviceOfLocalRanks(localSize, nDevices)[localRank];
 
+    // Every rank's device, gathered to all
+    labelList devices(nProcs);
+    devices[me] = device;
+    Pstream::gatherList(devices);
+    Pstream::scatterList(devices);
+
+    // whether two ranks share a node and a device
+    const auto together = [&](const label a, const label b)
+    {
+        return hosts[a] == hosts[b] && devices[a] == devices[b];
+    };
+
+    // The ranks of this rank's device, split into runs of ranksPerSystem
+    // (0: all); the first of each run solves for it
+    labelList sharing;
+    forAll(hosts, r)
+    {
+        if (together(r, me))
+        {
+            sharing.append(r);
+        }
+    }
+    const label chunk = ranksPerSystem > 0 ? ranksPerSystem : sharing.size();
+    const label first = chunk*(sharing.find(me)/chunk);
+    groupRanks = labelList
+    (
+        SubList<label>(sharing, min(chunk, sharing.size() - first), first)
+    );
+    // (collective: every rank asks for its own group's)
+    if (Pstream::parRun())
+    {
+        groupCommunicator =
+            UPstream::allocateCommunicator(UPstream::worldComm, groupRanks);
+    }
+
+    // Only the ranks that solve touch the device (a CUDA context each)
     std::string what = "executor cpu: not used";
-    if (useIt)
+    if (useIt && groupRanks[0] == me)
     {
         try
         {
@@ -101,9 +163,9 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
     }
 
     // The table, once: node, device (and what it is), its ranks
-    List<string> devices(nProcs);
-    devices[me] = std::to_string(device) + " (" + what + ")";
-    Pstream::gatherList(devices);
+    List<string> names(nProcs);
+    names[me] = what;
+    Pstream::gatherList(names);
 
     label nNodes = 0;
     forAll(hosts, rank)
@@ -117,11 +179,6 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
         Info<< " (pretending " << pretend << " device(s) per node)";
     }
     Info<< nl;
-    // whether two ranks share a node and a device
-    const auto together = [&](const label a, const label b)
-    {
-        return hosts[a] == hosts[b] && devices[a] == devices[b];
-    };
     forAll(hosts, first)
     {
         // the first rank of each (node, device) pair lists the pair's ranks
@@ -135,7 +192,7 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
             continue;
         }
         Info<< "    node " << hosts[first].c_str() << ", device "
-            << devices[first].c_str() << ": ranks";
+            << devices[first] << " (" << names[first].c_str() << "): ranks";
         forAll(hosts, r)
         {
             if (together(r, first))
@@ -146,6 +203,15 @@ Foam::label Foam::gpuLduDevices::select(const bool useIt)
         Info<< nl;
     }
     Info<< endl;
+
+    if (chunk > 1 && sharing.size() > 1)
+    {
+        Info<< "gpuLduSolvers: the ranks of a device solve as one system"
+            << " (OptimisationSwitch gpuLduRanksPerSystem "
+            << (ranksPerSystem > 0 ? Foam::name(ranksPerSystem) : word("all"))
+            << "): each group's processor patches to each other are matrix"
+            << " entries, its preconditioners stay per rank" << nl << endl;
+    }
 
     return device;
 }

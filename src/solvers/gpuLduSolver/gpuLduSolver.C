@@ -79,7 +79,7 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
 
 // * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
-gpuLdu::LduSystem& Foam::gpuLduSolver::system() const
+Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
 {
     const fvMesh* meshPtr = dynamic_cast<const fvMesh*>(&matrix_.mesh());
     if (!meshPtr)
@@ -94,19 +94,70 @@ gpuLdu::LduSystem& Foam::gpuLduSolver::system() const
     gpuLduCache& cache =
         const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
 
+    // This rank's device and group, before its first system
     const gpuLdu::Executor exec = executor();
-    const gpuLdu::MatrixFormat asked = matrixFormat();
-
-    // This rank's device, before its first GPU system
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
-        gpuLduDevices::select(exec == gpuLdu::Executor::gpu);
+        gpuLduDevices::select
+        (
+            exec == gpuLdu::Executor::gpu,
+            ranksPerSystem(meshPtr->time().controlDict())
+        );
+    }
+    return cache;
+}
+
+
+Foam::label Foam::gpuLduSolver::ranksPerSystem
+(
+    const dictionary& controlDict
+) const
+{
+    const word key("gpuLduRanksPerSystem");
+    const dictionary& caseSwitches =
+        controlDict.subOrEmptyDict("OptimisationSwitches");
+    const dictionary& dict =
+        caseSwitches.found(key) ? caseSwitches : debug::optimisationSwitches();
+    if (!dict.found(key))
+    {
+        return 0;
     }
 
-    gpuLdu::LduSystem& sys = cache.system(exec, matrix_.lduAddr());
+    ITstream& is = dict.lookup(key);
+    const token t(is);
+    if (t.isWord() && t.wordToken() == "all")
+    {
+        return 0;
+    }
+    if (t.isWord() && t.wordToken() == "none")
+    {
+        return 1;
+    }
+    if (t.isLabel() && t.labelToken() > 0)
+    {
+        return t.labelToken();
+    }
+    FatalIOErrorInFunction(dict)
+        << "Unknown value " << t << " of OptimisationSwitch " << key << nl
+        << nl << "Valid values :" << nl
+        << "    all    the ranks of a GPU solve as one system (default)" << nl
+        << "    none   one system per rank" << nl
+        << "    N      one system per N neighbouring ranks of a GPU (N > 0)"
+        << exit(FatalIOError);
+    return 0;
+}
+
+
+gpuLdu::LduSystem& Foam::gpuLduSolver::formatted
+(
+    gpuLduCache& cache,
+    gpuLdu::LduSystem& sys
+) const
+{
+    const gpuLdu::MatrixFormat asked = matrixFormat();
     const gpuLdu::MatrixFormat used = sys.setFormat(asked);
 
-    if (cache.noteFormat(fieldName_, exec, used))
+    if (cache.noteFormat(fieldName_, sys.executor(), used))
     {
         const gpuLdu::RowLengthStats s = sys.rowLengthStats();
         Info<< type() << ": matrixFormat " << gpuLdu::formatName(asked).c_str()
@@ -201,7 +252,8 @@ Foam::solverPerformance Foam::gpuLduSolver::performance
             << " ms, preconditioner set-up " << 1e3*r.setupSeconds
             << " ms, iterations " << 1e3*r.iterateSeconds << " ms ("
             << r.nIterations << " iterations, " << 1e3*perIteration
-            << " ms each)" << endl;
+            << " ms each), hand-over " << 1e3*r.handOverSeconds << " ms"
+            << endl;
     }
 
     return solverPerformance
@@ -268,11 +320,6 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
     const gpuLdu::Preconditioner preconditioner =
         preconditionerType(preconditionerName, method);
 
-    const gpuLduCoupling coupling
-    (
-        matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, interfaces_, cmpt
-    );
-
     const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
     if (check && preconditioner == gpuLdu::Preconditioner::ILU0)
     {
@@ -287,23 +334,55 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
     gpuLdu::SolveResult result;
     try
     {
-        gpuLdu::LduSystem& sys = system();
-        sys.setMatrix
-        (
-            matrix_.diag().cdata(),
-            matrix_.upper().cdata(),
-            matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
-        );
-        sys.setInterfaces(coupling.cells());
-        result = sys.solve
-        (
-            method,
-            psi.data(),
-            source.cdata(),
-            controls(),
-            preconditioner,
-            coupling
-        );
+        gpuLduCache& c = cache();
+        const gpuLdu::Executor exec = executor();
+        gpuLduGroupSystem* group =
+            c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
+
+        if (group)
+        {
+            // One system for the ranks of this rank's group
+            if (group->system())
+            {
+                formatted(c, *group->system());
+            }
+            const gpuLduCoupling coupling
+            (
+                matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+                interfaces_, cmpt, group->patchPhase()
+            );
+            result = group->solve
+            (
+                method, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+                coupling, psi, source, controls(), preconditioner
+            );
+        }
+        else
+        {
+            const gpuLduCoupling coupling
+            (
+                matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+                interfaces_, cmpt
+            );
+            gpuLdu::LduSystem& sys =
+                formatted(c, c.system(exec, matrix_.lduAddr()));
+            sys.setMatrix
+            (
+                matrix_.diag().cdata(),
+                matrix_.upper().cdata(),
+                matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
+            );
+            sys.setInterfaces(coupling.cells());
+            result = sys.solve
+            (
+                method,
+                psi.data(),
+                source.cdata(),
+                controls(),
+                preconditioner,
+                coupling
+            );
+        }
     }
     catch (const std::exception& e)
     {

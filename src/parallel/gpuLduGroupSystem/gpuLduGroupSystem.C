@@ -1,0 +1,712 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+\*---------------------------------------------------------------------------*/
+
+#include "gpuLduGroupSystem.H"
+#include "gpuLduCoupling.H"
+#include "processorLduInterface.H"
+#include "IPstream.H"
+#include "OPstream.H"
+#include "PstreamReduceOps.H"
+
+#include <algorithm>
+#include <chrono>
+
+// * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * //
+
+namespace
+{
+
+using Foam::label;
+using Foam::labelList;
+using Foam::UPstream;
+
+//- Messages of a group travel on its own communicator, under one tag
+constexpr int groupTag = 1;
+
+void sendDoubles(const label to, const double* p, const label n, const label comm)
+{
+    if (n > 0)
+    {
+        Foam::UOPstream::write
+        (
+            UPstream::commsTypes::scheduled, to,
+            reinterpret_cast<const char*>(p), n*sizeof(double), groupTag, comm
+        );
+    }
+}
+
+void receiveDoubles(const label from, double* p, const label n, const label comm)
+{
+    if (n > 0)
+    {
+        Foam::UIPstream::read
+        (
+            UPstream::commsTypes::scheduled, from,
+            reinterpret_cast<char*>(p), n*sizeof(double), groupTag, comm
+        );
+    }
+}
+
+//- A rank's place for each coupled patch, from the group rank across each
+//  (-2: no interface, -1: not a processor patch to the group): the patches
+//  to the group in the system, the host's patches before them early, after
+//  them late; all on the host (late) when the group falls back
+labelList places(const labelList& nbr, const bool fallback)
+{
+    label first = -1;
+    forAll(nbr, patchi)
+    {
+        if (nbr[patchi] >= 0 && first < 0)
+        {
+            first = patchi;
+        }
+    }
+    labelList place(nbr.size(), Foam::gpuLduCoupling::late);
+    forAll(nbr, patchi)
+    {
+        if (!fallback && nbr[patchi] >= 0)
+        {
+            place[patchi] = Foam::gpuLduCoupling::inSystem;
+        }
+        else if (!fallback && first >= 0 && patchi < first)
+        {
+            place[patchi] = Foam::gpuLduCoupling::early;
+        }
+    }
+    return place;
+}
+
+//- The interface cells a rank's host evaluates (as gpuLduCoupling lists them)
+std::vector<int> hostCells
+(
+    const labelList& nbr,
+    const labelList& place,
+    const Foam::labelListList& cells
+)
+{
+    std::vector<int> c;
+    forAll(nbr, patchi)
+    {
+        if (nbr[patchi] != -2 && place[patchi] != Foam::gpuLduCoupling::inSystem)
+        {
+            c.insert(c.end(), cells[patchi].begin(), cells[patchi].end());
+        }
+    }
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    return c;
+}
+
+//- The patches of a rank to group rank j, in order
+labelList patchesTo(const labelList& nbr, const label j)
+{
+    labelList p;
+    forAll(nbr, patchi)
+    {
+        if (nbr[patchi] == j)
+        {
+            p.append(patchi);
+        }
+    }
+    return p;
+}
+
+} // End anonymous namespace
+
+
+// * * * * * * * * * * * * * * * Owner's coupling * * * * * * * * * * * * * //
+
+class Foam::gpuLduGroupSystem::ownerCoupling
+:
+    public gpuLdu::Coupling
+{
+    const gpuLduGroupSystem& g_;
+    const gpuLduCoupling& own_;
+    const label meshComm_;
+    mutable std::vector<double> message_;
+
+    //- Kinds of product: A x, A^T x, row sums
+    enum kind { aKind, tKind, sumAKind };
+
+    void product
+    (
+        const kind k,
+        const gpuLdu::InterfacePhase phase,
+        const double* x,
+        double* y
+    ) const
+    {
+        const label p = label(phase);
+        const label n = g_.ranks_.size();
+        // the ranks start their exchanges before the owner's own
+        for (label r = 1; r < n; ++r)
+        {
+            if (g_.hasPhase_[p][r])
+            {
+                const label from = g_.hostCellStart_[r];
+                const label m = g_.hostCellStart_[r + 1] - from;
+                message_.assign({double(productRequest), double(k), double(p)});
+                if (k != sumAKind)
+                {
+                    message_.insert(message_.end(), x + from, x + from + m);
+                }
+                message_.insert(message_.end(), y + from, y + from + m);
+                sendDoubles(r, message_.data(), message_.size(), g_.comm_);
+            }
+        }
+        if (g_.hasPhase_[p][0])
+        {
+            switch (k)
+            {
+                case aKind: own_.interfaceProduct(phase, x, y); break;
+                case tKind: own_.interfaceProductT(phase, x, y); break;
+                case sumAKind: own_.interfaceRowSums(phase, y); break;
+            }
+        }
+        for (label r = 1; r < n; ++r)
+        {
+            if (g_.hasPhase_[p][r])
+            {
+                const label from = g_.hostCellStart_[r];
+                receiveDoubles
+                (
+                    r, y + from, g_.hostCellStart_[r + 1] - from, g_.comm_
+                );
+            }
+        }
+    }
+
+public:
+
+    ownerCoupling
+    (
+        const gpuLduGroupSystem& g,
+        const gpuLduCoupling& own,
+        const label meshComm
+    )
+    :
+        g_(g),
+        own_(own),
+        meshComm_(meshComm)
+    {}
+
+    //- Each rank hands its own partial to OpenFOAM's reduce, as natively
+    double sum(const double* partials, int nParts) const override
+    {
+        for (label r = 1; r < nParts; ++r)
+        {
+            const double m[4] = {double(sumRequest), 0, 0, partials[r]};
+            sendDoubles(r, m, 4, g_.comm_);
+        }
+        return returnReduce
+        (
+            partials[0], sumOp<scalar>(), Pstream::msgType(), meshComm_
+        );
+    }
+
+    bool sumsAreLocal() const override
+    {
+        return false;
+    }
+
+    bool hasPhase(gpuLdu::InterfacePhase phase) const override
+    {
+        const std::vector<bool>& has = g_.hasPhase_[label(phase)];
+        return std::find(has.begin(), has.end(), true) != has.end();
+    }
+
+    void interfaceProduct
+    (
+        gpuLdu::InterfacePhase phase,
+        const double* x,
+        double* y
+    ) const override
+    {
+        product(aKind, phase, x, y);
+    }
+
+    void interfaceProductT
+    (
+        gpuLdu::InterfacePhase phase,
+        const double* x,
+        double* y
+    ) const override
+    {
+        product(tKind, phase, x, y);
+    }
+
+    void interfaceRowSums(gpuLdu::InterfacePhase phase, double* sumA) const override
+    {
+        product(sumAKind, phase, nullptr, sumA);
+    }
+};
+
+
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
+
+Foam::gpuLduGroupSystem::gpuLduGroupSystem
+(
+    const labelList& ranks,
+    const label comm,
+    gpuLdu::Executor executor,
+    const lduAddressing& addr,
+    const lduInterfaceFieldPtrsList& interfaces
+)
+:
+    ranks_(ranks),
+    comm_(comm),
+    patchPhase_(interfaces.size(), gpuLduCoupling::late),
+    nCells_(addr.size()),
+    nFaces_(addr.lowerAddr().size()),
+    nTerms_(0),
+    nHostCells_(0)
+{
+    // This rank's coupled patches: which group rank each plain processor
+    // patch leads to (processorCyclic may transform: host)
+    labelList nbr(interfaces.size(), -2);
+    labelListList cells(interfaces.size());
+    forAll(interfaces, patchi)
+    {
+        if (!interfaces.set(patchi))
+        {
+            continue;
+        }
+        nbr[patchi] = -1;
+        cells[patchi] = addr.patchAddr(patchi);
+        const lduInterfaceField& field = interfaces[patchi];
+        const processorLduInterface* proc =
+            dynamic_cast<const processorLduInterface*>(&field.interface());
+        if
+        (
+            proc
+         && field.type() == "processor"
+         && proc->comm() == UPstream::worldComm
+        )
+        {
+            nbr[patchi] = max(label(-1), ranks_.find(proc->neighbProcNo()));
+        }
+    }
+
+    if (!shared())
+    {
+        return;
+    }
+
+    bool fallback = false;
+    if (owner())
+    {
+        const label n = ranks_.size();
+        List<labelList> lowers(n), uppers(n), nbrs(n);
+        List<labelListList> patchCells(n);
+        labelList nCells(n);
+        lowers[0] = addr.lowerAddr();
+        uppers[0] = addr.upperAddr();
+        nCells[0] = nCells_;
+        nbrs[0] = nbr;
+        patchCells[0] = cells;
+        for (label r = 1; r < n; ++r)
+        {
+            IPstream from(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
+            from >> lowers[r] >> uppers[r] >> nCells[r] >> nbrs[r] >> patchCells[r];
+        }
+        fallback = combine(executor, lowers, uppers, nCells, nbrs, patchCells);
+        for (label r = 1; r < n; ++r)
+        {
+            OPstream to(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
+            to << fallback;
+        }
+    }
+    else
+    {
+        {
+            OPstream to(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
+            to << addr.lowerAddr() << addr.upperAddr() << nCells_ << nbr
+                << cells;
+        }
+        IPstream from(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
+        from >> fallback;
+    }
+
+    patchPhase_ = places(nbr, fallback);
+    forAll(nbr, patchi)
+    {
+        if (patchPhase_[patchi] == gpuLduCoupling::inSystem)
+        {
+            nTerms_ += cells[patchi].size();
+        }
+    }
+    nHostCells_ = hostCells(nbr, patchPhase_, cells).size();
+}
+
+
+// * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+
+bool Foam::gpuLduGroupSystem::combine
+(
+    gpuLdu::Executor executor,
+    const List<labelList>& lowers,
+    const List<labelList>& uppers,
+    const labelList& nCells,
+    const List<labelList>& nbrs,
+    const List<labelListList>& patchCells
+)
+{
+    const label n = ranks_.size();
+
+    // In the system only where every rank's patches to the group are one
+    // stretch of its patch list and the two sides of each pair of patches
+    // match face for face
+    bool fallback = false;
+    for (label r = 0; r < n && !fallback; ++r)
+    {
+        const labelList& nbr = nbrs[r];
+        label first = -1, last = -1;
+        forAll(nbr, patchi)
+        {
+            if (nbr[patchi] >= 0)
+            {
+                last = patchi;
+                first = first < 0 ? patchi : first;
+            }
+        }
+        for (label patchi = first; first >= 0 && patchi <= last; ++patchi)
+        {
+            fallback = fallback || nbr[patchi] == -1;
+        }
+        for (label j = 0; j < n && !fallback; ++j)
+        {
+            const labelList mine = patchesTo(nbr, j);
+            const labelList theirs = patchesTo(nbrs[j], r);
+            fallback = mine.size() != theirs.size();
+            forAll(mine, q)
+            {
+                fallback = fallback
+                    || patchCells[r][mine[q]].size()
+                    != patchCells[j][theirs[q]].size();
+            }
+        }
+    }
+
+    rowStart_.assign(1, 0);
+    faceStart_.assign(1, 0);
+    termStart_.assign(1, 0);
+    hostCellStart_.assign(1, 0);
+    hasPhase_[0].assign(n, false);
+    hasPhase_[1].assign(n, false);
+
+    std::vector<int> lower, upper, ifCells;
+    struct term { int row, col, source; };
+    std::vector<term> terms;
+    List<labelList> place(n);
+    forAll(place, r)
+    {
+        place[r] = places(nbrs[r], fallback);
+    }
+    for (label r = 0; r < n; ++r)
+    {
+        rowStart_.push_back(rowStart_.back() + nCells[r]);
+    }
+    for (label r = 0; r < n; ++r)
+    {
+        const int off = rowStart_[r];
+        for (const label c : lowers[r]) lower.push_back(off + c);
+        for (const label c : uppers[r]) upper.push_back(off + c);
+        faceStart_.push_back(lower.size());
+
+        int source = termStart_.back();
+        forAll(nbrs[r], patchi)
+        {
+            const label pl = place[r][patchi];
+            if (nbrs[r][patchi] == -2)
+            {
+                continue;
+            }
+            if (pl != gpuLduCoupling::inSystem)
+            {
+                hasPhase_[pl][r] = true;
+                continue;
+            }
+            // the q-th patch to j meets j's q-th patch to r
+            const label j = nbrs[r][patchi];
+            const labelList mine = patchesTo(nbrs[r], j);
+            const label theirs = patchesTo(nbrs[j], r)[mine.find(patchi)];
+            const labelList& rowCells = patchCells[r][patchi];
+            const labelList& colCells = patchCells[j][theirs];
+            forAll(rowCells, f)
+            {
+                terms.push_back
+                ({
+                    off + int(rowCells[f]),
+                    rowStart_[j] + int(colCells[f]),
+                    source++
+                });
+            }
+        }
+        termStart_.push_back(source);
+
+        for (const int c : hostCells(nbrs[r], place[r], patchCells[r]))
+        {
+            ifCells.push_back(off + c);
+        }
+        hostCellStart_.push_back(ifCells.size());
+    }
+
+    // Rows in order, each row's terms in its patch and face order
+    std::stable_sort
+    (
+        terms.begin(), terms.end(),
+        [](const term& a, const term& b) { return a.row < b.row; }
+    );
+    gpuLdu::DeviceCouplings couplings;
+    termSource_.clear();
+    for (const term& t : terms)
+    {
+        if (couplings.rows.empty() || couplings.rows.back() != t.row)
+        {
+            couplings.rows.push_back(t.row);
+            couplings.start.push_back(couplings.start.back());
+        }
+        couplings.cols.push_back(t.col);
+        ++couplings.start.back();
+        termSource_.push_back(t.source);
+    }
+
+    gpuLdu::LduAddressingView view;
+    view.nCells = rowStart_.back();
+    view.nFaces = lower.size();
+    view.lower = lower.data();
+    view.upper = upper.data();
+    system_ = gpuLdu::makeLduSystem(executor, view);
+    system_->setParts(rowStart_);
+    system_->setDeviceCouplings(couplings);
+    system_->setInterfaces(ifCells);
+
+    diag_.resize(view.nCells);
+    psi_.resize(view.nCells);
+    source_.resize(view.nCells);
+    upper_.resize(view.nFaces);
+    lower_.resize(view.nFaces);
+    coeffs_.resize(termStart_.back());
+    intCoeffs_.resize(termStart_.back());
+    termCoeffs_.resize(termSource_.size());
+    termIntCoeffs_.resize(termSource_.size());
+
+    return fallback;
+}
+
+
+void Foam::gpuLduGroupSystem::exchangeValues
+(
+    const lduMatrix& matrix,
+    const scalarField& psi,
+    const scalarField& source,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs
+)
+{
+    const bool symmetric = !matrix.hasLower();
+
+    // this rank's coefficients of its patches in the system, patch after patch
+    std::vector<double> bou, intc;
+    forAll(patchPhase_, patchi)
+    {
+        if (patchPhase_[patchi] == gpuLduCoupling::inSystem)
+        {
+            const scalarField& b = interfaceBouCoeffs[patchi];
+            const scalarField& i = interfaceIntCoeffs[patchi];
+            bou.insert(bou.end(), b.begin(), b.end());
+            intc.insert(intc.end(), i.begin(), i.end());
+        }
+    }
+
+    if (!owner())
+    {
+        sendDoubles(0, psi.cdata(), nCells_, comm_);
+        sendDoubles(0, source.cdata(), nCells_, comm_);
+        sendDoubles(0, matrix.diag().cdata(), nCells_, comm_);
+        sendDoubles(0, matrix.upper().cdata(), nFaces_, comm_);
+        if (!symmetric)
+        {
+            sendDoubles(0, matrix.lower().cdata(), nFaces_, comm_);
+        }
+        sendDoubles(0, bou.data(), nTerms_, comm_);
+        sendDoubles(0, intc.data(), nTerms_, comm_);
+        return;
+    }
+
+    std::copy(psi.begin(), psi.end(), psi_.begin());
+    std::copy(source.begin(), source.end(), source_.begin());
+    std::copy(matrix.diag().begin(), matrix.diag().end(), diag_.begin());
+    std::copy(matrix.upper().begin(), matrix.upper().end(), upper_.begin());
+    if (!symmetric)
+    {
+        std::copy(matrix.lower().begin(), matrix.lower().end(), lower_.begin());
+    }
+    std::copy(bou.begin(), bou.end(), coeffs_.begin());
+    std::copy(intc.begin(), intc.end(), intCoeffs_.begin());
+
+    for (label r = 1; r < ranks_.size(); ++r)
+    {
+        const label c = rowStart_[r], nc = rowStart_[r + 1] - c;
+        const label f = faceStart_[r], nf = faceStart_[r + 1] - f;
+        const label t = termStart_[r], nt = termStart_[r + 1] - t;
+        receiveDoubles(r, psi_.data() + c, nc, comm_);
+        receiveDoubles(r, source_.data() + c, nc, comm_);
+        receiveDoubles(r, diag_.data() + c, nc, comm_);
+        receiveDoubles(r, upper_.data() + f, nf, comm_);
+        if (!symmetric)
+        {
+            receiveDoubles(r, lower_.data() + f, nf, comm_);
+        }
+        receiveDoubles(r, coeffs_.data() + t, nt, comm_);
+        receiveDoubles(r, intCoeffs_.data() + t, nt, comm_);
+    }
+
+    for (std::size_t k = 0; k < termSource_.size(); ++k)
+    {
+        termCoeffs_[k] = coeffs_[termSource_[k]];
+        termIntCoeffs_[k] = intCoeffs_[termSource_[k]];
+    }
+}
+
+
+gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
+(
+    const gpuLduCoupling& coupling,
+    const label meshComm,
+    scalarField& psi
+)
+{
+    std::vector<double> message(3 + 2*nHostCells_ + 16);
+    const label m = nHostCells_;
+    for (;;)
+    {
+        const label n =
+            UIPstream::read
+            (
+                UPstream::commsTypes::scheduled, 0,
+                reinterpret_cast<char*>(message.data()),
+                message.size()*sizeof(double), groupTag, comm_
+            )/sizeof(double);
+
+        const label what = label(message[0]);
+        if (what == sumRequest)
+        {
+            // the call the owner makes (ownerCoupling::sum) and a rank's own
+            // coupling makes (gpuLduCoupling::sum)
+            const double partial = message[3];
+            returnReduce(partial, sumOp<scalar>(), Pstream::msgType(), meshComm);
+        }
+        else if (what == productRequest)
+        {
+            const label k = label(message[1]);
+            const auto phase = gpuLdu::InterfacePhase(label(message[2]));
+            double* x = message.data() + 3;
+            double* y = (k == 2) ? x : x + m;
+            if (n != 3 + (k == 2 ? m : 2*m))
+            {
+                FatalErrorInFunction
+                    << "a request of " << n << " values from the group's owner"
+                    << abort(FatalError);
+            }
+            switch (k)
+            {
+                case 0: coupling.interfaceProduct(phase, x, y); break;
+                case 1: coupling.interfaceProductT(phase, x, y); break;
+                default: coupling.interfaceRowSums(phase, y); break;
+            }
+            sendDoubles(0, y, m, comm_);
+        }
+        else
+        {
+            gpuLdu::SolveResult r;
+            const double* v = message.data() + 3;
+            r.initialResidual = v[0];
+            r.finalResidual = v[1];
+            r.nIterations = int(v[2]);
+            r.converged = v[3] != 0;
+            r.singular = v[4] != 0;
+            r.nonFinite = v[5] != 0;
+            r.uploadSeconds = v[6];
+            r.setupSeconds = v[7];
+            r.iterateSeconds = v[8];
+            r.handOverSeconds = v[9];
+            receiveDoubles(0, psi.data(), nCells_, comm_);
+            return r;
+        }
+    }
+}
+
+
+// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+
+gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
+(
+    gpuLdu::KrylovMethod method,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const gpuLduCoupling& coupling,
+    scalarField& psi,
+    const scalarField& source,
+    const gpuLdu::SolverControls& controls,
+    gpuLdu::Preconditioner preconditioner
+)
+{
+    const auto seconds = [](std::chrono::steady_clock::time_point t)
+    {
+        return std::chrono::duration<double>
+        (
+            std::chrono::steady_clock::now() - t
+        ).count();
+    };
+    const label meshComm = matrix.mesh().comm();
+
+    // The owner's hand-over: the values received here, psi sent below
+    const auto start = std::chrono::steady_clock::now();
+    exchangeValues(matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs);
+    if (!owner())
+    {
+        return serve(coupling, meshComm, psi);
+    }
+    const double handOver = seconds(start);
+
+    system_->setMatrix
+    (
+        diag_.data(),
+        upper_.data(),
+        matrix.hasLower() ? lower_.data() : nullptr
+    );
+    system_->setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
+
+    const ownerCoupling group(*this, coupling, meshComm);
+    gpuLdu::SolveResult r = system_->solve
+    (
+        method, psi_.data(), source_.data(), controls, preconditioner, group
+    );
+
+    const auto handStart = std::chrono::steady_clock::now();
+    for (label k = 1; k < ranks_.size(); ++k)
+    {
+        const double done[13] =
+        {
+            double(doneRequest), 0, 0,
+            r.initialResidual, r.finalResidual, double(r.nIterations),
+            double(r.converged), double(r.singular), double(r.nonFinite),
+            r.uploadSeconds, r.setupSeconds, r.iterateSeconds, handOver
+        };
+        sendDoubles(k, done, 13, comm_);
+        sendDoubles
+        (
+            k, psi_.data() + rowStart_[k], rowStart_[k + 1] - rowStart_[k], comm_
+        );
+    }
+    std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
+    r.handOverSeconds = handOver + seconds(handStart);
+    return r;
+}
+
+
+// ************************************************************************* //
