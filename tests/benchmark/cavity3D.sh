@@ -11,7 +11,8 @@
 # Usage: cavity3D.sh [-n N] [-steps K] [-np P] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none]
 # Defaults: 50^3 cells, 5 steps, 1 rank, executor gpu where nvidia-smi sees a GPU, else cpu. With
 # -np P every run is decomposed into the same P blocks and runs on P MPI ranks (natively: all the
-# host's cores with P = cores; the plugin: P ranks sharing the node's GPUs).
+# host's cores with P = cores; the plugin: P ranks sharing the node's GPUs, the ranks of a GPU
+# solving as one system), and the plugin runs once more on one rank.
 set -euo pipefail
 
 usage="Usage: $0 [-n N] [-steps K] [-np P] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none] [-keep]"
@@ -173,6 +174,15 @@ copyCase "$plugin" "$diag"
 setPPreconditioner "$diag/system/fvSolution" diagonal
 runIcoFoam "$diag" "PCGGPU executor $executor + diagonal"
 
+# with -np P > 1, the plugin on one rank too (the same mesh, undecomposed)
+single=$work/pluginOneRank
+if [ "$np" -gt 1 ]; then
+    mkdir -p "$single/constant"
+    cp -r "$plugin/0" "$plugin/system" "$single/"
+    cp -r "$plugin/constant/." "$single/constant/"
+    (np=1; runIcoFoam "$single" "PCGGPU executor $executor + $precond, one rank")
+fi
+
 # native GAMG for p, OpenFOAM's other choice: the same mesh, dictionaries and tolerances
 gamg=$work/gamg
 copyCase "$native" "$gamg"
@@ -186,16 +196,19 @@ read -r nS nI nT nC nE nL nW nU < <(summary "$native")
 read -r gS gI gT gC gE gL gW gU < <(summary "$gamg")
 read -r pS pI pT pC pE pL pW pU < <(summary "$plugin")
 read -r dS dI dT dC dE dL dW dU < <(summary "$diag")
+sS=0 sI=0 sT=0 sW=0
+[ "$np" -gt 1 ] && read -r sS sI sT _ _ _ sW _ < <(summary "$single")
 if [ "$nS" != "$nC" ] || [ "$pS" != "$pC" ]; then
     echo "WARNING: 'Solving for p' lines ($nS native, $pS plugin) differ from profiling calls" \
          "($nC, $pC)" >&2
 fi
 
-# the plugin's own phase timings (ms, summed over the p-solves): upload+convert, set-up, iterations
-read -r pUp pSet pIt < <(sed -n 's/^gpuLduSolver: .* p: upload+convert \(\S*\) ms, preconditioner set-up \(\S*\) ms, iterations \(\S*\) ms.*/\1 \2 \3/p' \
-    "$plugin/log.icoFoam" | awk '{ u += $1; s += $2; i += $3 } END { print u+0, s+0, i+0 }')
+# the plugin's own phase timings (ms, summed over the p-solves): upload+convert, set-up,
+# iterations, hand-over (ranks of a group to its system and back)
+read -r pUp pSet pIt pHand < <(sed -n 's/^gpuLduSolver: .* p: upload+convert \(\S*\) ms, preconditioner set-up \(\S*\) ms, iterations \(\S*\) ms.*hand-over \(\S*\) ms.*/\1 \2 \3 \4/p' \
+    "$plugin/log.icoFoam" | awk '{ u += $1; s += $2; i += $3; h += $4 } END { print u+0, s+0, i+0, h+0 }')
 
-table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" -v np="$np" -v e="$executor" -v pc="$precond" \
+table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v pHand="$pHand" -v sS="$sS" -v sI="$sI" -v sT="$sT" -v sW="$sW" -v n="$n" -v k="$steps" -v np="$np" -v e="$executor" -v pc="$precond" \
     -v nS="$nS" -v nI="$nI" -v nT="$nT" -v nE="$nE" -v nL="$nL" -v nW="$nW" \
     -v gS="$gS" -v gI="$gI" -v gT="$gT" -v gE="$gE" -v gL="$gL" -v gW="$gW" -v gU="$gU" \
     -v nU="$nU" -v pU="$pU" -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
@@ -219,11 +232,15 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v n="$n" -v k="$steps" 
         printf fmt, "icoFoam wall (s)", sprintf("%.4g", nW), sprintf("%.4g", gW), sprintf("%.4g", pW), ratio(nW, pW), ratio(gW, pW), sprintf("%.4g", dW)
         printf fmt, "ExecutionTime (cpu s)", nE, gE, pE, ratio(nE, pE), ratio(gE, pE), dE
         printf fmt, "last step (cpu s)", sprintf("%.4g", nL), sprintf("%.4g", gL), sprintf("%.4g", pL), ratio(nL, pL), ratio(gL, pL), sprintf("%.4g", dL)
+        if (sS > 0) {
+            printf "PCGGPU %s on one rank: %d p solves, %d iterations, %.5g ms per p-solve, %.4g ms per iteration, icoFoam wall %.4g s; %d ranks against one: p-solve %s, wall %s\n", \
+                pc, sS, sI, 1000*sT/sS, sI ? 1000*sT/sI : 0, sW, np, ratio(1000*sT/sS, pPS), ratio(sW, pW)
+        }
         if (pS > 0) {
             other = 1000*pT - pUp - pSet - pIt
-            printf "PCGGPU per p-solve: upload+convert %.3g ms, preconditioner set-up %.3g ms, iterations %.4g ms; " \
+            printf "PCGGPU per p-solve: upload+convert %.3g ms, preconditioner set-up %.3g ms, iterations %.4g ms, hand-over %.3g ms (%.1f%% of the p-solve time); " \
                 "upload+convert+set-up = %.1f%% of the p-solve time; rest (addressing cache built at the first solve, OpenFOAM side) %.4g ms in all\n", \
-                pUp/pS, pSet/pS, pIt/pS, 100*(pUp + pSet)/(1000*pT), other
+                pUp/pS, pSet/pS, pIt/pS, pHand/pS, 100*pHand/(1000*pT), 100*(pUp + pSet)/(1000*pT), other - pHand
         }
         print "p-solve time: profiling fvMatrix::solve.p totalTime (wall, first-solve set-up included);" \
               " icoFoam wall: application::main; PCGGPU diag: the plugin with p preconditioned by diagonal" \
