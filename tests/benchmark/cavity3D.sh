@@ -44,6 +44,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=etc/run-env.sh
 . "$here/../../etc/run-env.sh"
 tutorial=$here/../../tutorials/cavity3D
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/cavity3D-bench.XXXXXX")
 native=$work/native
 plugin=$work/plugin

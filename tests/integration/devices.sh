@@ -4,7 +4,9 @@
 # icoFoam step, and the table the plugin logs once. With executor cpu (CI) the nodes and devices
 # are pretended (GPULDU_PRETEND_DEVICES, GPULDU_PRETEND_RANKS_PER_NODE): neighbouring ranks of
 # each node share a device, counted per node, never by global rank; a bad value is a FatalError.
-# With executor gpu the node's real devices (nvidia-smi -L): 4 ranks over G devices.
+# The OptimisationSwitch gpuLduRanksPerSystem (all, none, N, a bad value) groups the ranks of a
+# device into systems. With executor gpu the node's real devices (nvidia-smi -L): 4 ranks over G
+# devices.
 # Usage: devices.sh [cpu|gpu]. Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -71,6 +73,40 @@ if [ "$executor" = cpu ]; then
     expect unevenNodes "nodes of 3 and 1 ranks, 2 devices each" \
         "node node0, device 0 $unused: ranks 0 1" "node node0, device 1 $unused: ranks 2" \
         "node node1, device 0 $unused: ranks 3"
+    # the OptimisationSwitch gpuLduRanksPerSystem (case controlDict): groups of the device's ranks
+    switchTo()
+    {
+        sed -i '/^OptimisationSwitches/d' "$case/system/controlDict"
+        [ -n "$1" ] && echo "OptimisationSwitches { gpuLduRanksPerSystem $1; }" >> "$case/system/controlDict"
+    }
+    switchTo ""
+    run allOne GPULDU_PRETEND_DEVICES=1
+    expect allOne "default (all): the 4 ranks of one device solve as one system" \
+        "device 0 $unused: ranks 0 1 2 3" "ranks of a device solve as one system (OptimisationSwitch gpuLduRanksPerSystem all)"
+    switchTo 2
+    run pairs GPULDU_PRETEND_DEVICES=1
+    expect pairs "gpuLduRanksPerSystem 2: two systems of two ranks" "gpuLduRanksPerSystem 2)"
+    switchTo none
+    run none GPULDU_PRETEND_DEVICES=1
+    if grep -q 'Solving for p' "$work/log.none" && ! grep -q 'solve as one system' "$work/log.none"; then
+        echo "PASS gpuLduRanksPerSystem none: a system per rank"
+        passed=$((passed + 1))
+    else
+        echo "FAIL gpuLduRanksPerSystem none (see $work/log.none)"
+        failed=$((failed + 1))
+    fi
+    switchTo two
+    run badSwitch GPULDU_PRETEND_DEVICES=1
+    switchTo ""
+    if grep -q 'Unknown value two of OptimisationSwitch gpuLduRanksPerSystem' "$work/log.badSwitch" \
+        && grep -q 'FOAM FATAL IO ERROR' "$work/log.badSwitch" && grep -q 'none   one system per rank' "$work/log.badSwitch"; then
+        echo "PASS a bad gpuLduRanksPerSystem is a FatalIOError naming the valid values"
+        passed=$((passed + 1))
+    else
+        echo "FAIL a bad gpuLduRanksPerSystem is not a clear FatalIOError (see $work/log.badSwitch)"
+        failed=$((failed + 1))
+    fi
+
     run badValue GPULDU_PRETEND_DEVICES=two
     if grep -q 'GPULDU_PRETEND_DEVICES=two is not a positive integer' "$work/log.badValue" \
         && grep -q 'FOAM FATAL ERROR' "$work/log.badValue"; then
