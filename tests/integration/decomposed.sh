@@ -185,6 +185,6 @@ for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:ch
     done
 done
 
-[ "$failed" -gt 0 ] || rm -rf "$work"
+[ "$failed" -gt 0 ] || [ -n "${KEEP:-}" ] || rm -rf "$work"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

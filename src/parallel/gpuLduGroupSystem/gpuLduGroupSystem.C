@@ -478,6 +478,17 @@ bool Foam::gpuLduGroupSystem::combine
     view.nFaces = lower.size();
     view.lower = lower.data();
     view.upper = upper.data();
+    Info<< "gpuLduGroupSystem: one system for ranks";
+    forAll(ranks_, r)
+    {
+        Info<< " " << ranks_[r];
+    }
+    Info<< ": " << view.nCells << " cells, " << terms.size()
+        << " processor-face terms in the system, " << ifCells.size()
+        << " interface cells on the host"
+        << (fallback ? " (patches to the group not one stretch or not"
+            " matching: all on the host)" : "") << endl;
+
     system_ = gpuLdu::makeLduSystem(executor, view);
     system_->setParts(rowStart_);
     system_->setDeviceCouplings(couplings);
