@@ -19,6 +19,18 @@ Foam::gpuLduCache::gpuLduCache(const fvMesh& mesh)
 {}
 
 
+void Foam::gpuLduCache::restart(const lduAddressing& addr)
+{
+    for (label e = 0; e < 2; ++e)
+    {
+        systems_[e].reset();
+        groups_[e].reset();
+    }
+    formats_.clear();
+    addr_ = &addr;
+}
+
+
 gpuLdu::LduSystem& Foam::gpuLduCache::system
 (
     gpuLdu::Executor executor,
@@ -36,12 +48,7 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
      || (systems_[1] && systems_[1]->nFaces() != nFaces)
     )
     {
-        systems_[0].reset();
-        systems_[1].reset();
-        groups_[0].reset();
-        groups_[1].reset();
-        formats_.clear();
-        addr_ = &addr;
+        restart(addr);
     }
 
     std::unique_ptr<gpuLdu::LduSystem>& sys = systems_[int(executor)];
@@ -81,12 +88,7 @@ Foam::gpuLduGroupSystem* Foam::gpuLduCache::groupSystem
     // mesh clearing us: start again (on every rank of the group alike)
     if (addr_ != &addr)
     {
-        systems_[0].reset();
-        systems_[1].reset();
-        groups_[0].reset();
-        groups_[1].reset();
-        formats_.clear();
-        addr_ = &addr;
+        restart(addr);
     }
 
     std::unique_ptr<gpuLduGroupSystem>& group = groups_[int(executor)];
