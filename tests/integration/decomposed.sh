@@ -3,7 +3,8 @@
 # Decomposed runs, solve line by solve line: icoFoam for 20 steps, decomposed so that cells touch
 # several processor patch faces (corners) and patch faces are not in cell order: the cavity (20x20
 # cells) split hierarchically 2x2 on 4 ranks, randomly 3-way and as a checkerboard 2-way (method
-# manual); the elbow's unstructured prisms split randomly 3-way; boxTurb16 (6 cyclic patches)
+# manual; "tiny": a subdomain of one cell in the middle of the other two); the elbow's
+# unstructured prisms split randomly 3-way; boxTurb16 (6 cyclic patches)
 # split hierarchically 2x2 on 4 ranks (cells on cyclic and processor patches). Native vs plugin
 # with one system per rank (executor $1, default cpu), two solver sets: p by PBiCGStab+DIC with U
 # by PBiCG+DILU, and p by PCG+DIC with U by PBiCGStab+DILU. With
@@ -13,7 +14,7 @@
 # solve's initial residual must be native's and its iterations within one of native's, but for p
 # by PBiCGStab, whose stopping iteration rounding decides where its residual hovers at the
 # tolerance (in serial runs too).
-# DECOMPOSED_CASES="cavity:hierarchical cavity:random cavity:checkerboard elbow:random
+# DECOMPOSED_CASES="cavity:hierarchical cavity:random cavity:checkerboard cavity:tiny elbow:random
 # boxTurb16:hierarchical" (the default) chooses the cases and splits; a case:split:G runs the
 # plugin as if each node had G devices (GPULDU_PRETEND_DEVICES): the ranks of a device solve as
 # one system (consolidation), and the solve lines must still be native's.
@@ -49,7 +50,7 @@ ranks()
 {
     case $1 in
         hierarchical) echo 4 ;;
-        random) echo 3 ;;
+        random|tiny) echo 3 ;;
         checkerboard) echo 2 ;;
     esac
 }
@@ -105,6 +106,7 @@ run()
     case $3 in
         random) cellDecomposition "$nCells" 3 'int(random()*n)' > constant/cellDecomposition ;;
         checkerboard) cellDecomposition "$nCells" 2 '(i + j) % 2' > constant/cellDecomposition ;;
+        tiny) cellDecomposition "$nCells" 3 '(c == 210 ? 2 : (i < 10 ? 0 : 1))' > constant/cellDecomposition ;;
     esac
     {
         sed -n '1,/^solvers/p' system/fvSolution | sed '$d'
@@ -126,7 +128,7 @@ iterations()
     echo "$1" | sed 's/.*No Iterations //'
 }
 
-for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:checkerboard elbow:random boxTurb16:hierarchical}; do
+for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:checkerboard cavity:tiny elbow:random boxTurb16:hierarchical}; do
     IFS=: read -r tutorial split devices <<< "$caseSplit"
     for set in "PBiCGStab PBiCG" "PCG PBiCGStab"; do
         read -r pSolver USolver <<< "$set"
