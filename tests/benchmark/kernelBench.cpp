@@ -55,6 +55,22 @@ void laplacian(int n, double bandwidth)
     };
     std::printf("\n%d^3 Laplacian: %d rows, %.0f non-zeros, %d lower levels\n",
                 n, rows, nnz, M.lowerSchedule().nLevels());
+    {
+        // the one-off set-up of a system (once per mesh), piece by piece
+        const LduAddressingView a = p.addressing();
+        const auto setUp = [&](const char* what, double ms)
+        {
+            std::printf("%-44s %10.4f ms\n", what, ms);
+        };
+        setUp("set-up: whole system (LduSystemImpl)", medianMs(3, [&]() { LduSystemImpl<Bench> s(a); }));
+        setUp("set-up: CSR pattern (CsrMatrix)", medianMs(3, [&]() { CsrMatrix<Bench> A(a); }));
+        setUp("set-up: level schedules on the host", medianMs(3, [&]() {
+            lowerLevelSchedule(a); upperLevelSchedule(a); }));
+        const HostLevelSchedule lowerHost = lowerLevelSchedule(a);
+        setUp("set-up: one level schedule to the backend", medianMs(3, [&]() { LevelSchedule<Bench> s(lowerHost); }));
+        setUp("set-up: preconditioners (schedules included)", medianMs(3, [&]() {
+            Preconditioners<Bench> s(sys.matrix(), a); }));
+    }
     row("SpMV (A x)", medianMs(20, [&]() { sys.amul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
     row("A^T x from gathered values (per product)", medianMs(20, [&]() { sys.tmul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
     {

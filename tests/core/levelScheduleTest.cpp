@@ -279,6 +279,68 @@ TYPED_TEST(SweepTest, NotReadyIsNoResultOfArithmetic)
     }
 }
 
+//- The one-launch sweep's chunks: each level's positions cut into pieces of at most `chunk`,
+//  and each chunk's dependencies, the chunks holding its rows' dependencies, ascending and each
+//  once: as defined, rows visited in level order, against what LevelSchedule built.
+template<class B>
+void checkChunks(const HostLevelSchedule& h)
+{
+    const LevelSchedule<B> s(h);
+    const int nChunks = s.nChunks();
+    std::vector<int> begin(nChunks + 1), depStart(nChunks + 1);
+    B::download(begin.data(), s.chunkBegin(), nChunks + 1);
+    B::download(depStart.data(), s.chunkDepStart(), nChunks + 1);
+    std::vector<int> deps(depStart.back());
+    B::download(deps.data(), s.chunkDeps(), deps.size());
+
+    std::vector<int> expectBegin, chunkOfPosition(h.rows.size()), position(h.rows.size());
+    for (int l = 0; l < h.nLevels(); ++l)
+    {
+        for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; ++k)
+        {
+            if (k == h.levelStart[l] || k - expectBegin.back() == LevelSchedule<B>::chunk)
+            {
+                expectBegin.push_back(k);
+            }
+            chunkOfPosition[k] = int(expectBegin.size()) - 1;
+            position[h.rows[k]] = k;
+        }
+    }
+    expectBegin.push_back(int(h.rows.size()));
+    ASSERT_EQ(begin, expectBegin);
+    for (int c = 0; c < nChunks; ++c)
+    {
+        std::vector<int> expect;
+        for (int k = begin[c]; k < begin[c + 1]; ++k)
+        {
+            const int i = h.rows[k];
+            for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
+            {
+                expect.push_back(chunkOfPosition[position[h.deps[d]]]);
+            }
+        }
+        std::sort(expect.begin(), expect.end());
+        expect.erase(std::unique(expect.begin(), expect.end()), expect.end());
+        ASSERT_EQ(std::vector<int>(deps.begin() + depStart[c], deps.begin() + depStart[c + 1]), expect)
+            << "chunk " << c;
+    }
+}
+
+template<class B>
+class ChunkTest : public ::testing::Test {};
+TYPED_TEST_SUITE(ChunkTest, Backends);
+
+TYPED_TEST(ChunkTest, DependenciesAreTheChunksOfTheRowsDependencies)
+{
+    // levels wider than a chunk (a 40x40 plane), and an unstructured graph
+    for (const LduProblem& p : {poisson3D(40, 40, 6, 3), readMatrixMarket(dataFile("sherman5.mtx.gz"))})
+    {
+        SCOPED_TRACE(p.nCells);
+        checkChunks<TypeParam>(lowerLevelSchedule(p.addressing()));
+        checkChunks<TypeParam>(upperLevelSchedule(p.addressing()));
+    }
+}
+
 TEST(LevelSchedule, RowsWithinALevelAscend)
 {
     const HostLevelSchedule s = sortByLevel({2, 0, 1, 0, 2, 1});

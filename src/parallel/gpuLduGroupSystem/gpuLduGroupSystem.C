@@ -49,6 +49,15 @@ void receiveDoubles(const label from, double* p, const label n, const label comm
     }
 }
 
+//- Wall seconds since t
+double secondsSince(const std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double>
+    (
+        std::chrono::steady_clock::now() - t
+    ).count();
+}
+
 //- A rank's place for each coupled patch, from the group rank across each
 //  (-2: no interface, -1: not a processor patch to the group): the patches
 //  to the group in the system, the host's patches before them early, after
@@ -306,12 +315,17 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
         nCells[0] = nCells_;
         nbrs[0] = nbr;
         patchCells[0] = cells;
+        const auto start = std::chrono::steady_clock::now();
         for (label r = 1; r < n; ++r)
         {
             IPstream from(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
             from >> lowers[r] >> uppers[r] >> nCells[r] >> nbrs[r] >> patchCells[r];
         }
-        fallback = combine(executor, lowers, uppers, nCells, nbrs, patchCells);
+        const double received = secondsSince(start);
+        fallback = combine
+        (
+            executor, lowers, uppers, nCells, nbrs, patchCells, received
+        );
         for (label r = 1; r < n; ++r)
         {
             OPstream to(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
@@ -350,9 +364,11 @@ bool Foam::gpuLduGroupSystem::combine
     const List<labelList>& uppers,
     const labelList& nCells,
     const List<labelList>& nbrs,
-    const List<labelListList>& patchCells
+    const List<labelListList>& patchCells,
+    const double receivedSeconds
 )
 {
+    const auto start = std::chrono::steady_clock::now();
     const label n = ranks_.size();
 
     // In the system only where every rank's patches to the group are one
@@ -478,6 +494,13 @@ bool Foam::gpuLduGroupSystem::combine
     view.nFaces = lower.size();
     view.lower = lower.data();
     view.upper = upper.data();
+    const double combinedSeconds = secondsSince(start);
+
+    system_ = gpuLdu::makeLduSystem(executor, view);
+    system_->setParts(rowStart_);
+    system_->setDeviceCouplings(couplings);
+    system_->setInterfaces(ifCells);
+
     Info<< "gpuLduGroupSystem: one system for ranks";
     forAll(ranks_, r)
     {
@@ -487,12 +510,11 @@ bool Foam::gpuLduGroupSystem::combine
         << " processor-face terms in the system, " << ifCells.size()
         << " interface cells on the host"
         << (fallback ? " (patches to the group not one stretch or not"
-            " matching: all on the host)" : "") << endl;
-
-    system_ = gpuLdu::makeLduSystem(executor, view);
-    system_->setParts(rowStart_);
-    system_->setDeviceCouplings(couplings);
-    system_->setInterfaces(ifCells);
+            " matching: all on the host)" : "")
+        << "; set up in " << receivedSeconds + secondsSince(start)
+        << " s (the ranks' addressing " << receivedSeconds
+        << " s, combined " << combinedSeconds << " s, the system "
+        << secondsSince(start) - combinedSeconds << " s)" << endl;
 
     diag_.resize(view.nCells);
     psi_.resize(view.nCells);
@@ -666,13 +688,6 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
     gpuLdu::Preconditioner preconditioner
 )
 {
-    const auto seconds = [](std::chrono::steady_clock::time_point t)
-    {
-        return std::chrono::duration<double>
-        (
-            std::chrono::steady_clock::now() - t
-        ).count();
-    };
     const label meshComm = matrix.mesh().comm();
 
     // The owner's hand-over: the values received here, psi sent below
@@ -682,7 +697,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
     {
         return serve(coupling, meshComm, psi);
     }
-    const double handOver = seconds(start);
+    const double handOver = secondsSince(start);
 
     system_->setMatrix
     (
@@ -715,7 +730,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
         );
     }
     std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
-    r.handOverSeconds = handOver + seconds(handStart);
+    r.handOverSeconds = handOver + secondsSince(handStart);
     return r;
 }
 
