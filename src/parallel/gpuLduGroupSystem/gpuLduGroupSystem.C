@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 // * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * //
 
@@ -530,6 +531,39 @@ bool Foam::gpuLduGroupSystem::combine
 }
 
 
+Foam::label Foam::gpuLduGroupSystem::changedArrays(const lduMatrix& matrix)
+{
+    const scalarField* arrays[3] =
+    {
+        &matrix.diag(),
+        &matrix.upper(),
+        matrix.hasLower() ? &matrix.lower() : nullptr
+    };
+    label changed = 0;
+    for (label a = 0; a < 3; ++a)
+    {
+        if (!arrays[a])
+        {
+            continue;
+        }
+        const scalarField& v = *arrays[a];
+        std::vector<double>& held = held_[a];
+        // bit for bit: a value that compares equal but is not the same bits
+        // (-0 and 0) is sent
+        if
+        (
+            held.size() != std::size_t(v.size())
+         || (v.size() && std::memcmp(held.data(), v.cdata(), v.byteSize()) != 0)
+        )
+        {
+            held.assign(v.begin(), v.end());
+            changed |= (1 << a);
+        }
+    }
+    return changed;
+}
+
+
 void Foam::gpuLduGroupSystem::exchangeValues
 (
     const lduMatrix& matrix,
@@ -539,8 +573,6 @@ void Foam::gpuLduGroupSystem::exchangeValues
     const FieldField<Field, scalar>& interfaceIntCoeffs
 )
 {
-    const bool symmetric = !matrix.hasLower();
-
     // this rank's coefficients of its patches in the system, patch after patch
     std::vector<double> bou, intc;
     forAll(patchPhase_, patchi)
@@ -554,13 +586,27 @@ void Foam::gpuLduGroupSystem::exchangeValues
         }
     }
 
+    // diag, upper, lower: only those the owner does not hold already
+    const label changed = changedArrays(matrix);
+    const bool diagChanged = changed & 1;
+    const bool upperChanged = changed & 2;
+    const bool lowerChanged = changed & 4;
+
     if (!owner())
     {
+        const double header = changed;
+        sendDoubles(0, &header, 1, comm_);
         sendDoubles(0, psi.cdata(), nCells_, comm_);
         sendDoubles(0, source.cdata(), nCells_, comm_);
-        sendDoubles(0, matrix.diag().cdata(), nCells_, comm_);
-        sendDoubles(0, matrix.upper().cdata(), nFaces_, comm_);
-        if (!symmetric)
+        if (diagChanged)
+        {
+            sendDoubles(0, matrix.diag().cdata(), nCells_, comm_);
+        }
+        if (upperChanged)
+        {
+            sendDoubles(0, matrix.upper().cdata(), nFaces_, comm_);
+        }
+        if (lowerChanged)
         {
             sendDoubles(0, matrix.lower().cdata(), nFaces_, comm_);
         }
@@ -571,9 +617,15 @@ void Foam::gpuLduGroupSystem::exchangeValues
 
     std::copy(psi.begin(), psi.end(), psi_.begin());
     std::copy(source.begin(), source.end(), source_.begin());
-    std::copy(matrix.diag().begin(), matrix.diag().end(), diag_.begin());
-    std::copy(matrix.upper().begin(), matrix.upper().end(), upper_.begin());
-    if (!symmetric)
+    if (diagChanged)
+    {
+        std::copy(matrix.diag().begin(), matrix.diag().end(), diag_.begin());
+    }
+    if (upperChanged)
+    {
+        std::copy(matrix.upper().begin(), matrix.upper().end(), upper_.begin());
+    }
+    if (lowerChanged)
     {
         std::copy(matrix.lower().begin(), matrix.lower().end(), lower_.begin());
     }
@@ -585,11 +637,20 @@ void Foam::gpuLduGroupSystem::exchangeValues
         const label c = rowStart_[r], nc = rowStart_[r + 1] - c;
         const label f = faceStart_[r], nf = faceStart_[r + 1] - f;
         const label t = termStart_[r], nt = termStart_[r + 1] - t;
+        double header = 0;
+        receiveDoubles(r, &header, 1, comm_);
+        const label theirs = label(header);
         receiveDoubles(r, psi_.data() + c, nc, comm_);
         receiveDoubles(r, source_.data() + c, nc, comm_);
-        receiveDoubles(r, diag_.data() + c, nc, comm_);
-        receiveDoubles(r, upper_.data() + f, nf, comm_);
-        if (!symmetric)
+        if (theirs & 1)
+        {
+            receiveDoubles(r, diag_.data() + c, nc, comm_);
+        }
+        if (theirs & 2)
+        {
+            receiveDoubles(r, upper_.data() + f, nf, comm_);
+        }
+        if (theirs & 4)
         {
             receiveDoubles(r, lower_.data() + f, nf, comm_);
         }
