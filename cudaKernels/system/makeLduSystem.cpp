@@ -17,7 +17,49 @@ std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr);
 std::string cudaUnavailableReason();
 int cudaVisibleDevices();
 std::string cudaUseDevice(int device);
+double* cudaPinnedAllocate(std::size_t n);
+void cudaPinnedFree(double* p);
 #endif
+
+HostBuffer::HostBuffer(Executor executor, std::size_t n)
+:
+    size_(n)
+{
+#ifdef GPULDU_WITH_CUDA
+    if (executor == Executor::gpu)
+    {
+        data_ = cudaPinnedAllocate(n);
+        pinned_ = true;
+        return;
+    }
+#endif
+    data_ = new double[n]();
+}
+
+HostBuffer::~HostBuffer()
+{
+#ifdef GPULDU_WITH_CUDA
+    if (pinned_)
+    {
+        cudaPinnedFree(data_);
+        return;
+    }
+#endif
+    delete[] data_;
+}
+
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept
+{
+    *this = std::move(other);
+}
+
+HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept
+{
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(pinned_, other.pinned_);
+    return *this;
+}
 
 bool builtWithCuda()
 {

@@ -5,6 +5,7 @@
 #include "backend/cuda/GpuBackend.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace gpuLdu
@@ -79,36 +80,71 @@ double* GpuBackend::Workspace::pinned(std::size_t n)
 }
 
 
+namespace
+{
+
+//- Whether host memory is page-locked (cudaMallocHost, cudaHostRegister): the device copies from
+//  and to it directly
+bool pageLocked(const void* host)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, host) != cudaSuccess)
+    {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+//- Whether n values at host go straight to or from the device: page-locked, and enough of them
+//  to be worth asking (scalars, stored every iteration, are simply staged)
+bool direct(const double* host, std::size_t n)
+{
+    return n >= 4096 && pageLocked(host);
+}
+
+} // namespace
+
+
 void GpuBackend::Workspace::upload
 (
     double* device,
     std::initializer_list<std::pair<const double*, std::size_t>> parts
 )
 {
-    std::size_t total = 0;
-    for (const auto& part : parts)
-    {
-        total += part.second;
-    }
-    double* staging = pinned(total);
+    // page-locked parts go straight to the device; the others through one staging copy
+    std::size_t staged = 0;
     for (const auto& [host, n] : parts)
     {
-        if (n)
-        {
-            std::memcpy(staging, host, n*sizeof(double));
-        }
-        staging += n;
+        staged += direct(host, n) ? 0 : n;
     }
-    if (total)
+    double* staging = staged ? pinned(staged) : nullptr;
+    std::size_t offset = 0, stagedBefore = 0;
+    for (const auto& [host, n] : parts)
     {
-        GPULDU_CUDA_CHECK(cudaMemcpy(device, pinned_, total*sizeof(double), cudaMemcpyHostToDevice));
+        if (direct(host, n))
+        {
+            GPULDU_CUDA_CHECK(cudaMemcpy(device + offset, host, n*sizeof(double), cudaMemcpyHostToDevice));
+        }
+        else if (n)
+        {
+            std::memcpy(staging + stagedBefore, host, n*sizeof(double));
+            GPULDU_CUDA_CHECK(cudaMemcpy(device + offset, staging + stagedBefore, n*sizeof(double),
+                                         cudaMemcpyHostToDevice));
+            stagedBefore += n;
+        }
+        offset += n;
     }
 }
 
 
 void GpuBackend::Workspace::download(double* host, const double* device, std::size_t n)
 {
-    if (n)
+    if (direct(host, n))
+    {
+        GPULDU_CUDA_CHECK(cudaMemcpy(host, device, n*sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    else if (n)
     {
         GPULDU_CUDA_CHECK(cudaMemcpy(pinned(n), device, n*sizeof(double), cudaMemcpyDeviceToHost));
         std::memcpy(host, pinned_, n*sizeof(double));
@@ -136,6 +172,18 @@ int cudaVisibleDevices()
     int count = 0;
     GPULDU_CUDA_CHECK(cudaGetDeviceCount(&count));
     return count;
+}
+
+double* cudaPinnedAllocate(std::size_t n)
+{
+    double* p = nullptr;
+    GPULDU_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(n, 1)*sizeof(double)));
+    return p;
+}
+
+void cudaPinnedFree(double* p)
+{
+    cudaFreeHost(p);
 }
 
 std::string cudaUseDevice(int device)

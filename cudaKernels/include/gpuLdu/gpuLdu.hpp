@@ -329,6 +329,31 @@ public:
 //  executor gpu in a build without CUDA, or when no CUDA device is usable.
 std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingView& addr);
 
+//- Host memory for values on their way to a system or back: page-locked for the GPU executor,
+//  so that setMatrix and solve copy straight between it and the device (no staging copy through
+//  the system's own page-locked buffer); ordinary memory for the CPU executor.
+class HostBuffer
+{
+    double* data_ = nullptr;
+    std::size_t size_ = 0;
+    bool pinned_ = false;
+
+public:
+    HostBuffer() = default;
+    HostBuffer(Executor executor, std::size_t n);
+    ~HostBuffer();
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+    HostBuffer(HostBuffer&& other) noexcept;
+    HostBuffer& operator=(HostBuffer&& other) noexcept;
+
+    double* data() { return data_; }
+    const double* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    double* begin() { return data_; }
+    double* end() { return data_ + size_; }
+};
+
 //- Whether this build contains the GPU backend.
 bool builtWithCuda();
 

@@ -517,11 +517,11 @@ bool Foam::gpuLduGroupSystem::combine
         << " s, combined " << combinedSeconds << " s, the system "
         << secondsSince(start) - combinedSeconds << " s)" << endl;
 
-    diag_.resize(view.nCells);
-    psi_.resize(view.nCells);
-    source_.resize(view.nCells);
-    upper_.resize(view.nFaces);
-    lower_.resize(view.nFaces);
+    diag_ = gpuLdu::HostBuffer(executor, view.nCells);
+    psi_ = gpuLdu::HostBuffer(executor, view.nCells);
+    source_ = gpuLdu::HostBuffer(executor, view.nCells);
+    upper_ = gpuLdu::HostBuffer(executor, view.nFaces);
+    lower_ = gpuLdu::HostBuffer(executor, view.nFaces);
     coeffs_.resize(termStart_.back());
     intCoeffs_.resize(termStart_.back());
     termCoeffs_.resize(termSource_.size());
