@@ -9,6 +9,8 @@
 #include "gpuLduCoupling.H"
 #include "gpuLduDevices.H"
 
+#include <chrono>
+
 #include <cmath>
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
@@ -94,15 +96,28 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
     gpuLduCache& cache =
         const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
 
-    // This rank's device and group, before its first system
+    // This rank's device and group, before its first system (the time it
+    // takes includes CUDA's initialisation, in executor())
+    const auto start = std::chrono::steady_clock::now();
     const gpuLdu::Executor exec = executor();
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
+        static bool selected = false;
         gpuLduDevices::select
         (
             exec == gpuLdu::Executor::gpu,
             ranksPerSystem(meshPtr->time().controlDict())
         );
+        if (debug && !selected)
+        {
+            Info<< "gpuLduSolver: devices chosen in "
+                << std::chrono::duration<double>
+                   (
+                       std::chrono::steady_clock::now() - start
+                   ).count()
+                << " s (the first rank's)" << endl;
+        }
+        selected = true;
     }
     return cache;
 }
