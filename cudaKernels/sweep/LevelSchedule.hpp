@@ -23,14 +23,16 @@ namespace gpuLdu
 
 
 //- Rows sorted by level (ascending row number within a level), where each level starts, and
-//  each row's direct dependencies (the rows it reads), CSR-style.
+//  the dependencies: for every face f, row to[f] reads row from[f] (the addressing's arrays,
+//  not copied: valid while the addressing the schedule was built from is).
 struct HostLevelSchedule
 {
     std::vector<int> rows;
     //- nLevels + 1 offsets into rows.
     std::vector<int> levelStart;
-    std::vector<int> depStart;
-    std::vector<int> deps;
+    int nFaces = 0;
+    const int* from = nullptr;
+    const int* to = nullptr;
 
     int nLevels() const
     {
@@ -61,26 +63,6 @@ inline HostLevelSchedule sortByLevel(const std::vector<int>& level)
     return s;
 }
 
-//- Each row's direct dependencies: row to[f] depends on row from[f], for every face f.
-inline void setDependencies(HostLevelSchedule& s, int nCells, int nFaces, const int* from, const int* to)
-{
-    s.depStart.assign(nCells + 1, 0);
-    for (int f = 0; f < nFaces; ++f)
-    {
-        ++s.depStart[to[f] + 1];
-    }
-    for (int i = 0; i < nCells; ++i)
-    {
-        s.depStart[i + 1] += s.depStart[i];
-    }
-    std::vector<int> next(s.depStart.begin(), s.depStart.end() - 1);
-    s.deps.resize(nFaces);
-    for (int f = 0; f < nFaces; ++f)
-    {
-        s.deps[next[to[f]]++] = from[f];
-    }
-}
-
 //- Levels of the lower-triangular graph (forward sweep, factorisation). Faces are in
 //  upper-triangular order, so lower(f)'s level is final when face f is visited.
 inline HostLevelSchedule lowerLevelSchedule(const LduAddressingView& a)
@@ -91,7 +73,9 @@ inline HostLevelSchedule lowerLevelSchedule(const LduAddressingView& a)
         level[a.upper[f]] = std::max(level[a.upper[f]], level[a.lower[f]] + 1);
     }
     HostLevelSchedule s = sortByLevel(level);
-    setDependencies(s, a.nCells, a.nFaces, a.lower, a.upper);
+    s.nFaces = a.nFaces;
+    s.from = a.lower;
+    s.to = a.upper;
     return s;
 }
 
@@ -104,7 +88,9 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
         level[a.lower[f]] = std::max(level[a.lower[f]], level[a.upper[f]] + 1);
     }
     HostLevelSchedule s = sortByLevel(level);
-    setDependencies(s, a.nCells, a.nFaces, a.upper, a.lower);
+    s.nFaces = a.nFaces;
+    s.from = a.upper;
+    s.to = a.lower;
     return s;
 }
 
@@ -157,9 +143,9 @@ public:
         begin.push_back(int(h.rows.size()));
 
         // a chunk depends on the chunks that hold its rows' dependencies: the dependencies'
-        // chunks bucketed by the dependent row's chunk (a counting sort), visiting the rows in
-        // their own order (neighbours in memory: walking them in level order instead misses the
-        // cache at every step, seconds at 8M rows), then each bucket sorted and made unique
+        // chunks bucketed by the dependent row's chunk (a counting sort), visiting the faces in
+        // their own order (rows near each other in memory: walking the rows in level order
+        // instead misses the cache at every step, seconds at 8M rows)
         const int nRows = int(h.rows.size());
         const int nChunks = int(begin.size()) - 1;
         std::vector<int> chunkOfRow(nRows);
@@ -168,9 +154,9 @@ public:
             chunkOfRow[h.rows[k]] = chunkOf[k];
         }
         std::vector<int> depStart(nChunks + 1, 0);
-        for (int i = 0; i < nRows; ++i)
+        for (int f = 0; f < h.nFaces; ++f)
         {
-            depStart[chunkOfRow[i] + 1] += h.depStart[i + 1] - h.depStart[i];
+            ++depStart[chunkOfRow[h.to[f]] + 1];
         }
         for (int c = 0; c < nChunks; ++c)
         {
@@ -179,29 +165,30 @@ public:
         std::vector<int> deps(depStart.back());
         {
             std::vector<int> next(depStart.begin(), depStart.end() - 1);
-            for (int i = 0; i < nRows; ++i)
+            for (int f = 0; f < h.nFaces; ++f)
             {
-                int& to = next[chunkOfRow[i]];
-                for (int d = h.depStart[i]; d < h.depStart[i + 1]; ++d)
-                {
-                    deps[to++] = chunkOfRow[h.deps[d]];
-                }
+                deps[next[chunkOfRow[h.to[f]]]++] = chunkOfRow[h.from[f]];
             }
         }
+        // each bucket's chunks once (marked by the bucket that saw them last), then sorted:
+        // a chunk of 128 rows has hundreds of dependencies but only a few distinct chunks
+        std::vector<int> seenBy(nChunks, -1);
         int kept = 0;
         for (int c = 0; c < nChunks; ++c)
         {
             const int first = depStart[c], last = depStart[c + 1];
-            std::sort(deps.begin() + first, deps.begin() + last);
             depStart[c] = kept;
             for (int k = first; k < last; ++k)
             {
                 // kept <= k: the compacted list never overtakes what it reads
-                if (k == first || deps[k] != deps[kept - 1])
+                const int d = deps[k];
+                if (seenBy[d] != c)
                 {
-                    deps[kept++] = deps[k];
+                    seenBy[d] = c;
+                    deps[kept++] = d;
                 }
             }
+            std::sort(deps.begin() + depStart[c], deps.begin() + kept);
         }
         depStart[nChunks] = kept;
         deps.resize(kept);

@@ -21,16 +21,10 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
-//- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
-template<class F>
-__global__ void sumBlocksKernel(int n, F f, double* partials)
+//- The sum of every thread's acc over the block, in a fixed tree order (the same bits every
+//  run), returned to every thread; s: blockDim.x (a power of two) doubles of shared memory.
+__device__ inline double blockSum(double acc, double* s)
 {
-    __shared__ double s[256];
-    double acc = 0;
-    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
-    {
-        acc += f(i);
-    }
     s[threadIdx.x] = acc;
     __syncthreads();
     for (int w = blockDim.x/2; w > 0; w /= 2)
@@ -41,9 +35,23 @@ __global__ void sumBlocksKernel(int n, F f, double* partials)
         }
         __syncthreads();
     }
+    return s[0];
+}
+
+//- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
+template<class F>
+__global__ void sumBlocksKernel(int n, F f, double* partials)
+{
+    __shared__ double s[256];
+    double acc = 0;
+    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
+    {
+        acc += f(i);
+    }
+    const double sum = blockSum(acc, s);
     if (threadIdx.x == 0)
     {
-        partials[blockIdx.x] = s[0];
+        partials[blockIdx.x] = sum;
     }
 }
 
@@ -61,19 +69,10 @@ __global__ void sumPartBlocksKernel(const int* starts, int blocksPerPart, F f, d
     {
         acc += f(i);
     }
-    s[threadIdx.x] = acc;
-    __syncthreads();
-    for (int w = blockDim.x/2; w > 0; w /= 2)
-    {
-        if (threadIdx.x < w)
-        {
-            s[threadIdx.x] += s[threadIdx.x + w];
-        }
-        __syncthreads();
-    }
+    const double sum = blockSum(acc, s);
     if (threadIdx.x == 0)
     {
-        partials[blockIdx.x] = s[0];
+        partials[blockIdx.x] = sum;
     }
 }
 
@@ -89,19 +88,10 @@ __global__ void sumPartialsKernel(int m, const double* partials, double* out)
     {
         acc += partials[i];
     }
-    s[threadIdx.x] = acc;
-    __syncthreads();
-    for (int w = Block/2; w > 0; w /= 2)
-    {
-        if (threadIdx.x < w)
-        {
-            s[threadIdx.x] += s[threadIdx.x + w];
-        }
-        __syncthreads();
-    }
+    const double sum = blockSum(acc, s);
     if (threadIdx.x == 0)
     {
-        *out = s[0];
+        *out = sum;
     }
 }
 

@@ -11,6 +11,7 @@
 #include "gpuLdu/gpuLdu.hpp"
 
 #include <cstdlib>
+#include <future>
 #include <string>
 
 // * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * //
@@ -37,10 +38,22 @@ Foam::label positiveFromEnv(const char* name)
     return Foam::label(value);
 }
 
+//- CUDA's initialisation, begun when the library is loaded (the thread
+//  touches CUDA only; a second call waits for the driver's first)
+std::future<std::string> cudaInitialisation =
+    std::async(std::launch::async, [] { return gpuLdu::gpuUnavailableReason(); });
+
 } // End anonymous namespace
 
 
 // * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
+
+const std::string& Foam::gpuLduDevices::cudaUnavailableReason()
+{
+    static const std::string reason = cudaInitialisation.get();
+    return reason;
+}
+
 
 bool Foam::gpuLduDevices::pretending()
 {
@@ -107,7 +120,10 @@ Foam::label Foam::gpuLduDevices::select
     }
 
     const label pretend = positiveFromEnv("GPULDU_PRETEND_DEVICES");
-    const label nDevices = pretend ? pretend : gpuLdu::visibleDevices();
+    // (after CUDA's initialisation)
+    const label nDevices =
+        pretend ? pretend
+      : cudaUnavailableReason().empty() ? gpuLdu::visibleDevices() : 0;
     device = gpuLdu::deviceOfLocalRanks(localSize, nDevices)[localRank];
 
     // Every rank's device, gathered to all

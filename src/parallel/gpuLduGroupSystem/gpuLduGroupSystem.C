@@ -421,10 +421,14 @@ bool Foam::gpuLduGroupSystem::combine
     {
         place[r] = places(nbrs[r], fallback);
     }
+    label nFaces = 0;
     for (label r = 0; r < n; ++r)
     {
         rowStart_.push_back(rowStart_.back() + nCells[r]);
+        nFaces += lowers[r].size();
     }
+    lower.reserve(nFaces);
+    upper.reserve(nFaces);
     for (label r = 0; r < n; ++r)
     {
         const int off = rowStart_[r];

@@ -64,7 +64,7 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
 
     if (exec == gpuLdu::Executor::gpu)
     {
-        const std::string reason = gpuLdu::gpuUnavailableReason();
+        const std::string& reason = gpuLduDevices::cudaUnavailableReason();
         if (!reason.empty())
         {
             FatalErrorInFunction
@@ -96,10 +96,18 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
     gpuLduCache& cache =
         const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
 
-    // This rank's device and group, before its first system (the time it
-    // takes includes CUDA's initialisation, in executor())
+    // This rank's device and group, before its first system (CUDA is
+    // initialised in executor(), the first time)
+    const auto seconds = [](const std::chrono::steady_clock::time_point t)
+    {
+        return std::chrono::duration<double>
+        (
+            std::chrono::steady_clock::now() - t
+        ).count();
+    };
     const auto start = std::chrono::steady_clock::now();
     const gpuLdu::Executor exec = executor();
+    const double initialised = seconds(start);
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
         static bool selected = false;
@@ -110,12 +118,9 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
         );
         if (debug && !selected)
         {
-            Info<< "gpuLduSolver: devices chosen in "
-                << std::chrono::duration<double>
-                   (
-                       std::chrono::steady_clock::now() - start
-                   ).count()
-                << " s (the first rank's)" << endl;
+            Info<< "gpuLduSolver: devices chosen in " << seconds(start)
+                << " s (the first rank's; CUDA's initialisation "
+                << initialised << " s)" << endl;
         }
         selected = true;
     }
