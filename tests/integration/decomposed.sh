@@ -17,7 +17,9 @@
 # DECOMPOSED_CASES="cavity:hierarchical cavity:random cavity:checkerboard cavity:tiny elbow:random
 # boxTurb16:hierarchical" (the default) chooses the cases and splits; a case:split:G runs the
 # plugin as if each node had G devices (GPULDU_PRETEND_DEVICES): the ranks of a device solve as
-# one system (consolidation), and the solve lines must still be native's.
+# one system (consolidation), and the solve lines must still be native's; case:split:G:C runs
+# both with the OptimisationSwitch commsType C (case controlDict; default nonBlocking), e.g.
+# scheduled, which orders the interface exchanges of both host phases the other way.
 # Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -91,7 +93,7 @@ mesh()
     esac
 }
 
-# run <dir> <case> <split> <pSolver> <USolver> <suffix> <executor line> [devices]
+# run <dir> <case> <split> <pSolver> <USolver> <suffix> <executor line> [devices] [commsType]
 run()
 {
     local pretend=()
@@ -101,6 +103,7 @@ run()
     local endTime nCells
     endTime=$(mesh "$2") || return 1
     sed -i "s/^endTime .*/endTime         $endTime;/" system/controlDict
+    [ -n "${9:-}" ] && printf 'OptimisationSwitches { commsType %s; }\n' "$9" >> system/controlDict
     nCells=$(sed -n 's/.*nCells: *\([0-9]*\).*/\1/p' constant/polyMesh/owner | head -n 1)
     decomposeParDict "$3" > system/decomposeParDict
     case $3 in
@@ -129,13 +132,13 @@ iterations()
 }
 
 for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:checkerboard cavity:tiny elbow:random boxTurb16:hierarchical}; do
-    IFS=: read -r tutorial split devices <<< "$caseSplit"
+    IFS=: read -r tutorial split devices comms <<< "$caseSplit"
     for set in "PBiCGStab PBiCG" "PCG PBiCGStab"; do
         read -r pSolver USolver <<< "$set"
-        name="$tutorial $split: p $pSolver+DIC, U $USolver+DILU"
-        dir="$work/$tutorial-$split-$pSolver"
+        name="$tutorial $split: p $pSolver+DIC, U $USolver+DILU${comms:+, commsType $comms}"
+        dir="$work/$tutorial-$split-$pSolver${comms:+-$comms}"
         # (one native run for every device count)
-        [ -d "$dir-native" ] || (run "$dir-native" "$tutorial" "$split" "$pSolver" "$USolver" "" "") \
+        [ -d "$dir-native" ] || (run "$dir-native" "$tutorial" "$split" "$pSolver" "$USolver" "" "" "" "$comms") \
             || echo "native run failed: $dir-native"
         check=""
         [ "$executor" = gpu ] && check="checkNative true;"
@@ -146,7 +149,7 @@ for caseSplit in ${DECOMPOSED_CASES:-cavity:hierarchical cavity:random cavity:ch
             [ "$devices" -lt "$(ranks "$split")" ] && grouped="solve as one system"
             [ "$executor" = cpu ] || devices=""
         fi
-        (run "$dir-plugin$devices" "$tutorial" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check" "$devices") \
+        (run "$dir-plugin$devices" "$tutorial" "$split" "$pSolver" "$USolver" GPU "executor $executor; $check" "$devices" "$comms") \
             || echo "plugin run failed: $dir-plugin$devices"
         dir="$dir-native"; pluginLog="${dir%-native}-plugin$devices/log.icoFoam"
         native=$(solveLines "$dir/log.icoFoam")

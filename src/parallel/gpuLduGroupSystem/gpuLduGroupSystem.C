@@ -304,6 +304,25 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
         return;
     }
 
+    // Under commsType scheduled OpenFOAM updates the interfaces in the mesh's
+    // patch schedule, not in patch order: a cell on two patches then takes
+    // their terms in the schedule's order, which the system's terms (patch
+    // and face order) follow only where the two agree
+    bool inPatchOrder = true;
+    if (UPstream::defaultCommsType == UPstream::commsTypes::scheduled)
+    {
+        label last = -1;
+        for (const lduScheduleEntry& entry : addr.patchSchedule())
+        {
+            if (!entry.init && entry.patch < interfaces.size()
+             && interfaces.set(entry.patch))
+            {
+                inPatchOrder = inPatchOrder && entry.patch > last;
+                last = entry.patch;
+            }
+        }
+    }
+
     bool fallback = false;
     if (owner())
     {
@@ -311,6 +330,8 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
         List<labelList> lowers(n), uppers(n), nbrs(n);
         List<labelListList> patchCells(n);
         labelList nCells(n);
+        boolList ordered(n);
+        ordered[0] = inPatchOrder;
         lowers[0] = addr.lowerAddr();
         uppers[0] = addr.upperAddr();
         nCells[0] = nCells_;
@@ -320,12 +341,16 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
         for (label r = 1; r < n; ++r)
         {
             IPstream from(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
-            from >> lowers[r] >> uppers[r] >> nCells[r] >> nbrs[r] >> patchCells[r];
+            bool inOrder = true;
+            from >> lowers[r] >> uppers[r] >> nCells[r] >> nbrs[r] >> patchCells[r]
+                >> inOrder;
+            ordered[r] = inOrder;
         }
         const double received = secondsSince(start);
         fallback = combine
         (
-            executor, lowers, uppers, nCells, nbrs, patchCells, received
+            executor, lowers, uppers, nCells, nbrs, patchCells, ordered,
+            received
         );
         for (label r = 1; r < n; ++r)
         {
@@ -338,7 +363,7 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
         {
             OPstream to(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
             to << addr.lowerAddr() << addr.upperAddr() << nCells_ << nbr
-                << cells;
+                << cells << inPatchOrder;
         }
         IPstream from(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
         from >> fallback;
@@ -366,6 +391,7 @@ bool Foam::gpuLduGroupSystem::combine
     const labelList& nCells,
     const List<labelList>& nbrs,
     const List<labelListList>& patchCells,
+    const boolList& inPatchOrder,
     const double receivedSeconds
 )
 {
@@ -373,9 +399,10 @@ bool Foam::gpuLduGroupSystem::combine
     const label n = ranks_.size();
 
     // In the system only where every rank's patches to the group are one
-    // stretch of its patch list and the two sides of each pair of patches
-    // match face for face
-    bool fallback = false;
+    // stretch of its patch list, the two sides of each pair of patches
+    // match face for face, and every rank updates its interfaces in patch
+    // order
+    bool fallback = inPatchOrder.found(false);
     for (label r = 0; r < n && !fallback; ++r)
     {
         const labelList& nbr = nbrs[r];
@@ -514,8 +541,9 @@ bool Foam::gpuLduGroupSystem::combine
     Info<< ": " << view.nCells << " cells, " << terms.size()
         << " processor-face terms in the system, " << ifCells.size()
         << " interface cells on the host"
-        << (fallback ? " (patches to the group not one stretch or not"
-            " matching: all on the host)" : "")
+        << (fallback ? " (patches to the group not one stretch, not"
+            " matching, or updated out of patch order by commsType scheduled:"
+            " all on the host)" : "")
         << "; set up in " << receivedSeconds + secondsSince(start)
         << " s (the ranks' addressing " << receivedSeconds
         << " s, combined " << combinedSeconds << " s, the system "
