@@ -137,12 +137,9 @@ class Foam::gpuLduGroupSystem::ownerCoupling
     const label meshComm_;
     mutable std::vector<double> message_;
 
-    //- Kinds of product: A x, A^T x, row sums
-    enum kind { aKind, tKind, sumAKind };
-
-    void product
+    void exchange
     (
-        const kind k,
+        const product k,
         const gpuLdu::InterfacePhase phase,
         const double* x,
         double* y
@@ -158,7 +155,7 @@ class Foam::gpuLduGroupSystem::ownerCoupling
                 const label from = g_.hostCellStart_[r];
                 const label m = g_.hostCellStart_[r + 1] - from;
                 message_.assign({double(productRequest), double(k), double(p)});
-                if (k != sumAKind)
+                if (k != rowSums)
                 {
                     message_.insert(message_.end(), x + from, x + from + m);
                 }
@@ -168,12 +165,7 @@ class Foam::gpuLduGroupSystem::ownerCoupling
         }
         if (g_.hasPhase_[p][0])
         {
-            switch (k)
-            {
-                case aKind: own_.interfaceProduct(phase, x, y); break;
-                case tKind: own_.interfaceProductT(phase, x, y); break;
-                case sumAKind: own_.interfaceRowSums(phase, y); break;
-            }
+            applyProduct(own_, k, phase, x, y);
         }
         for (label r = 1; r < n; ++r)
         {
@@ -234,7 +226,7 @@ public:
         double* y
     ) const override
     {
-        product(aKind, phase, x, y);
+        exchange(aProduct, phase, x, y);
     }
 
     void interfaceProductT
@@ -244,12 +236,12 @@ public:
         double* y
     ) const override
     {
-        product(tKind, phase, x, y);
+        exchange(tProduct, phase, x, y);
     }
 
     void interfaceRowSums(gpuLdu::InterfacePhase phase, double* sumA) const override
     {
-        product(sumAKind, phase, nullptr, sumA);
+        exchange(rowSums, phase, nullptr, sumA);
     }
 };
 
@@ -698,6 +690,24 @@ void Foam::gpuLduGroupSystem::exchangeValues
 }
 
 
+void Foam::gpuLduGroupSystem::applyProduct
+(
+    const gpuLduCoupling& coupling,
+    const product kind,
+    const gpuLdu::InterfacePhase phase,
+    const double* x,
+    double* y
+)
+{
+    switch (kind)
+    {
+        case aProduct: coupling.interfaceProduct(phase, x, y); break;
+        case tProduct: coupling.interfaceProductT(phase, x, y); break;
+        case rowSums: coupling.interfaceRowSums(phase, y); break;
+    }
+}
+
+
 gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
 (
     const gpuLduCoupling& coupling,
@@ -727,22 +737,17 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
         }
         else if (what == productRequest)
         {
-            const label k = label(message[1]);
+            const auto k = product(label(message[1]));
             const auto phase = gpuLdu::InterfacePhase(label(message[2]));
             double* x = message.data() + 3;
-            double* y = (k == 2) ? x : x + m;
-            if (n != 3 + (k == 2 ? m : 2*m))
+            double* y = (k == rowSums) ? x : x + m;
+            if (n != 3 + (k == rowSums ? m : 2*m))
             {
                 FatalErrorInFunction
                     << "a request of " << n << " values from the group's owner"
                     << abort(FatalError);
             }
-            switch (k)
-            {
-                case 0: coupling.interfaceProduct(phase, x, y); break;
-                case 1: coupling.interfaceProductT(phase, x, y); break;
-                default: coupling.interfaceRowSums(phase, y); break;
-            }
+            applyProduct(coupling, k, phase, x, y);
             sendDoubles(0, y, m, comm_);
         }
         else
