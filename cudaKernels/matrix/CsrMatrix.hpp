@@ -3,8 +3,9 @@
 // addressing (on the backend, by a sort); each solve only permutes the uploaded values.
 //
 // The LDU values travel as one array  ldu = [ diag (nCells) | upper (nFaces) | lower (nFaces) ];
-// lduIndex[k] says where CSR entry k comes from. Row i holds, by ascending column: its lower
-// neighbours (entries lower[f] of faces with upper(f) = i), the diagonal, its upper neighbours.
+// lduIndex[k] says where CSR entry k comes from. Row i holds its lower neighbours (entries
+// lower[f] of faces with upper(f) = i) by ascending column, the diagonal, its upper neighbours
+// in face order (by ascending column too where the faces are upper-triangular, as on a mesh).
 
 #ifndef GPULDU_CSRMATRIX_HPP
 #define GPULDU_CSRMATRIX_HPP
@@ -17,18 +18,26 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 #include <string>
 
 namespace gpuLdu
 {
 
-//- Validates what the level schedules and the DIC/DILU equivalence rely on.
-inline void checkAddressing(const LduAddressingView& a)
+//- Validates what the level schedules and the DIC/DILU equivalence rely on: faces sorted by
+//  their lower cell (OpenFOAM's owner order), lower < upper, no cell pair twice. A mesh's faces
+//  are also sorted by upper within a lower cell (upper-triangular order); the coarse levels of
+//  OpenFOAM's GAMG agglomeration are not (a coarse cell's faces in the order they were found).
+//  Returns whether they are (columnsAscending: what ILU0 needs).
+inline bool checkAddressing(const LduAddressingView& a)
 {
     if (a.nCells < 0 || a.nFaces < 0 || (a.nFaces > 0 && (!a.lower || !a.upper)))
     {
         throw Error("gpuLdu: invalid LDU addressing sizes");
     }
+    bool ascending = true;
+    // the lower cell of the face that last reached each upper cell (a repeat shows as the same)
+    std::vector<int> lastLower(a.nCells, -1);
     for (int f = 0; f < a.nFaces; ++f)
     {
         const int l = a.lower[f];
@@ -41,14 +50,22 @@ inline void checkAddressing(const LduAddressingView& a)
               + std::to_string(a.nCells) + ")"
             );
         }
-        if (f > 0 && (l < a.lower[f - 1] || (l == a.lower[f - 1] && u <= a.upper[f - 1])))
+        if (f > 0 && l < a.lower[f - 1])
         {
             throw Error(
-                "gpuLdu: faces are not in upper-triangular order (or repeat) at face "
-              + std::to_string(f) + "; OpenFOAM's DIC/DILU order is defined only for that order"
+                "gpuLdu: faces are not sorted by their lower cell at face " + std::to_string(f)
+              + "; OpenFOAM's DIC/DILU and Gauss-Seidel order is defined only for that order"
             );
         }
+        if (lastLower[u] == l)
+        {
+            throw Error("gpuLdu: cells " + std::to_string(l) + " and " + std::to_string(u)
+                        + " share more than one face (face " + std::to_string(f) + ")");
+        }
+        lastLower[u] = l;
+        ascending = ascending && (f == 0 || l != a.lower[f - 1] || u > a.upper[f - 1]);
     }
+    return ascending;
 }
 
 namespace detail
@@ -61,7 +78,11 @@ GPULDU_HD inline double entry(const double* val, const int* transpose, int p)
     return Transposed ? val[transpose[p]] : val[p];
 }
 
-//- Coordinates (row, col) of each LDU entry as one sortable 64-bit key, and its source index.
+//- Where each LDU entry goes in CSR, as one sortable 64-bit key, and its source index: row
+//  first, then the slot in the row: a lower entry (a face with upper(f) = row) its column, the
+//  diagonal the row, an upper entry (lower(f) = row) nCells + f. So a row holds its lower
+//  entries by ascending column, the diagonal, its upper entries in face order: OpenFOAM's order
+//  of a row's terms in every face loop (ascending column where the faces are upper-triangular).
 struct LduEntryKey
 {
     int nCells;
@@ -70,42 +91,77 @@ struct LduEntryKey
     const int* upper;
     std::int64_t* key;
     int* source;
+    int* col;
 
     GPULDU_HD void operator()(int e) const
     {
         std::int64_t row;
-        std::int64_t col;
+        std::int64_t slot;
         if (e < nCells)
         {
             row = e;
-            col = e;
+            slot = e;
+            col[e] = e;
         }
         else if (e < nCells + nFaces)
         {
-            row = lower[e - nCells];
-            col = upper[e - nCells];
+            const int f = e - nCells;
+            row = lower[f];
+            slot = nCells + f;
+            col[e] = upper[f];
         }
         else
         {
-            row = upper[e - nCells - nFaces];
-            col = lower[e - nCells - nFaces];
+            const int f = e - nCells - nFaces;
+            row = upper[f];
+            slot = lower[f];
+            col[e] = lower[f];
         }
-        key[e] = row*nCells + col;
+        key[e] = row*(std::int64_t(nCells) + nFaces) + slot;
         source[e] = e;
     }
 };
 
-struct SplitKey
+//- The row of each sorted key
+struct RowOfKey
 {
-    int nCells;
+    std::int64_t rowLength;
     const std::int64_t* key;
     int* row;
-    int* col;
 
     GPULDU_HD void operator()(int k) const
     {
-        row[k] = int(key[k]/nCells);
-        col[k] = int(key[k]%nCells);
+        row[k] = int(key[k]/rowLength);
+    }
+};
+
+//- The CSR position of each LDU entry (the inverse of lduIndex)
+struct PositionOfEntry
+{
+    const int* lduIndex;
+    int* position;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        position[lduIndex[k]] = k;
+    }
+};
+
+//- The position of the transposed entry: the diagonal is its own, face f's upper entry
+//  (lower(f), upper(f)) and its lower entry (upper(f), lower(f)) are each other's
+struct TransposedPosition
+{
+    int nCells;
+    int nFaces;
+    const int* lduIndex;
+    const int* position;
+    int* transpose;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        const int e = lduIndex[k];
+        const int partner = e < nCells ? e : (e < nCells + nFaces ? e + nFaces : e - nFaces);
+        transpose[k] = position[partner];
     }
 };
 
@@ -163,6 +219,8 @@ struct CsrMatrix
     Vector<int> lduIndex;
     //- CSR position of the transposed entry: A[col[k]][row of k] is val[transpose[k]].
     Vector<int> transpose;
+    //- Whether each row's columns ascend (upper-triangular faces; checkAddressing)
+    bool columnsAscending = true;
     Vector<double> val;
 
     int nnz() const
@@ -176,7 +234,7 @@ struct CsrMatrix
         nRows(addr.nCells),
         nFaces(addr.nFaces)
     {
-        checkAddressing(addr);
+        columnsAscending = checkAddressing(addr);
         const int n = nnz();
 
         Vector<int> lower(nFaces);
@@ -185,13 +243,15 @@ struct CsrMatrix
         B::upload(ptr(upper), addr.upper, nFaces);
 
         Vector<std::int64_t> key(n);
+        Vector<int> colOfEntry(n);
         lduIndex.resize(n);
-        forEach<B>(0, n, detail::LduEntryKey{nRows, nFaces, ptr(lower), ptr(upper), ptr(key), ptr(lduIndex)});
+        forEach<B>(0, n, detail::LduEntryKey{nRows, nFaces, ptr(lower), ptr(upper), ptr(key), ptr(lduIndex), ptr(colOfEntry)});
         thrust::sort_by_key(B::policy(), key.begin(), key.end(), lduIndex.begin());
 
         Vector<int> row(n);
+        forEach<B>(0, n, detail::RowOfKey{std::int64_t(nRows) + nFaces, ptr(key), ptr(row)});
         col.resize(n);
-        forEach<B>(0, n, detail::SplitKey{nRows, ptr(key), ptr(row), ptr(col)});
+        forEach<B>(0, n, detail::Gather<int>{ptr(lduIndex), ptr(colOfEntry), ptr(col)});
 
         rowStart.resize(nRows + 1);
         thrust::lower_bound(
@@ -204,9 +264,12 @@ struct CsrMatrix
         diagPos.resize(nRows);
         forEach<B>(0, n, detail::DiagonalPosition{nRows, ptr(lduIndex), ptr(diagPos)});
 
-        // The pattern is structurally symmetric, so A^T has the same rows and columns and
-        // entry k of A^T, A[col[k]][row], is entry transpose[k] of A.
-        transpose = std::move(csrTranspose<B>(nRows, nRows, rowStart, col).source);
+        // A^T has A's pattern (structurally symmetric), and entry k of A^T, A[col[k]][row], is
+        // the partner of entry k's LDU value
+        Vector<int>& position = row;
+        forEach<B>(0, n, detail::PositionOfEntry{ptr(lduIndex), ptr(position)});
+        transpose.resize(n);
+        forEach<B>(0, n, detail::TransposedPosition{nRows, nFaces, ptr(lduIndex), ptr(position), ptr(transpose)});
         val.resize(n);
     }
 

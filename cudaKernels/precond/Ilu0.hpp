@@ -145,6 +145,11 @@ public:
     //- The factors from the current matrix values, by rows in level order
     void setup()
     {
+        if (!A_.columnsAscending)
+        {
+            throw Error("gpuLdu: ILU0 needs faces in upper-triangular order (each row's columns "
+                        "ascending); this addressing has a cell's upper neighbours out of order");
+        }
         lu_.resize(A_.nnz());
         forEach<B>(0, A_.nnz(), detail::Copy{ptr(A_.val), ptr(lu_)});
         lower_.sweep(detail::Ilu0FactorRow{

@@ -63,8 +63,8 @@ inline HostLevelSchedule sortByLevel(const std::vector<int>& level)
     return s;
 }
 
-//- Levels of the lower-triangular graph (forward sweep, factorisation). Faces are in
-//  upper-triangular order, so lower(f)'s level is final when face f is visited.
+//- Levels of the lower-triangular graph (forward sweep, factorisation). Faces are
+//  sorted by their lower cell, so lower(f)'s level is final when face f is visited.
 inline HostLevelSchedule lowerLevelSchedule(const LduAddressingView& a)
 {
     std::vector<int> level(a.nCells, 0);

@@ -134,8 +134,10 @@ struct RowLengthStats
 //- The rule behind matrixFormat auto (derived from the measurements in docs/performance.md).
 MatrixFormat chooseFormat(const RowLengthStats& stats);
 
-//- OpenFOAM's lduAddressing, borrowed: lower[f] < upper[f], faces in upper-triangular order
-//  (sorted by lower, then upper), as every OpenFOAM mesh guarantees.
+//- OpenFOAM's lduAddressing, borrowed: lower[f] < upper[f], faces sorted by lower (owner
+//  order); a mesh's faces are also sorted by upper within a lower cell (upper-triangular
+//  order), the coarse levels of a GAMG agglomeration need not be. Every product and sweep takes
+//  a row's terms in OpenFOAM's face order (ILU0, not OpenFOAM's, needs upper-triangular order).
 struct LduAddressingView
 {
     int nCells = 0;
