@@ -134,11 +134,12 @@ struct RowTerms
     }
 };
 
-//- The first maxTerms terms of a row (RowTerms), in their order: row.coefficient(i, p) and the
-//  column of p; the rest are left to subtractTerms. The loops run over maxTerms, so that the
-//  terms stay in registers (an index known only at run time would put them in local memory).
-template<bool Upper, class Row>
-GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const RowTerms<Upper>& terms, const int* col, const Row& row)
+//- The first maxTerms terms of a row (RowTerms, or any positions first + m*step), in their
+//  order: row.coefficient(i, p) and the column of p; the rest are left to subtractTerms. The
+//  loops run over maxTerms, so that the terms stay in registers (an index known only at run
+//  time would put them in local memory).
+template<class Positions, class Row>
+GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const Positions& terms, const int* col, const Row& row)
 {
     t.nTerms = terms.count < SweepRowTerms::maxTerms ? terms.count : SweepRowTerms::maxTerms;
 #ifdef __CUDA_ARCH__

@@ -191,16 +191,6 @@ private:
         host(InterfacePhase::late);
     }
 
-    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
-    //  sum(|Apsi - sumA*xRef| + |source - sumA*xRef|) + 1e-20, xRef the mean of psi
-    double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
-    {
-        forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
-        subtractInterfaces(ptr(sumA_), nullptr, false, coupling);
-        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/sums.gCount();
-        return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
-    }
-
     //- A x and A^T x of this system with a coupling's interfaces, as the loops see them
     class CoupledOperator : public LinearOperator
     {
@@ -283,6 +273,21 @@ public:
         const std::size_t nF = A_.nFaces;
         const bool symmetric = (lower == nullptr);
         ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
+        setMatrixFromLdu(symmetric);
+        setMatrixSeconds_ = secondsSince(start);
+    }
+
+    //- The LDU values on the backend, [diag | upper | lower] (lower unused when symmetric):
+    //  written there by whoever builds the matrix on the backend (a GAMG coarse level), then
+    //  taken by setMatrixFromLdu
+    double* lduValues()
+    {
+        return ptr(ldu_);
+    }
+
+    //- The matrix from the values in lduValues()
+    void setMatrixFromLdu(bool symmetric)
+    {
         A_.permute(ptr(ldu_), symmetric);
         valT_.clear();
         hasMatrix_ = true;
@@ -291,7 +296,6 @@ public:
             pattern(format_).fill(ptr(A_.val), formatted_);
         }
         formattedTValid_ = false;
-        setMatrixSeconds_ = secondsSince(start);
     }
 
     void setInterfaces(const std::vector<int>& cells) override
@@ -442,23 +446,44 @@ public:
         return ms[ms.size()/2];
     }
 
-    //- The start all three loops share: rA = source - A psi, normFactor, the initial residual;
-    //  then the loop unless already converged; psi back to the host.
-    SolveResult solve(
+    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
+    //  sum(|Apsi - sumA*xRef| + |source - sumA*xRef|) + 1e-20, xRef the mean of psi
+    double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
+    {
+        forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
+        subtractInterfaces(ptr(sumA_), nullptr, false, coupling);
+        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/sums.gCount();
+        return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
+    }
+
+    //- psi and source of solve on the backend (solveResident works on them)
+    double* psi()
+    {
+        return ptr(psi_);
+    }
+
+    double* source()
+    {
+        return ptr(source_);
+    }
+
+    //- The rows of each rank this system holds (setParts)
+    const std::vector<int>& parts() const
+    {
+        return partStarts_;
+    }
+
+    //- A solve on the backend: psi() is the initial guess on entry and the solution on exit.
+    //  The start all three loops share: rA = source - A psi, normFactor, the initial residual;
+    //  then the loop unless already converged.
+    SolveResult solveResident(
         KrylovMethod method,
-        double* psi,
-        const double* source,
         const SolverControls& controls,
         Preconditioner preconditioner,
         const Coupling& coupling
-    ) override
+    )
     {
         SolveResult result;
-        auto start = std::chrono::steady_clock::now();
-        ws_.upload(ptr(psi_), {{psi, n()}});
-        ws_.upload(ptr(source_), {{source, n()}});
-        result.uploadSeconds = setMatrixSeconds_ + secondsSince(start);
-        start = std::chrono::steady_clock::now();
 
         // rA = source - A psi
         DeviceScalars<B> sums(ws_, coupling, partStarts_);
@@ -492,8 +517,29 @@ public:
                     break;
             }
         }
+        return result;
+    }
+
+    //- solveResident with psi and source from the host, psi back to it
+    SolveResult solve(
+        KrylovMethod method,
+        double* psi,
+        const double* source,
+        const SolverControls& controls,
+        Preconditioner preconditioner,
+        const Coupling& coupling
+    ) override
+    {
+        auto start = std::chrono::steady_clock::now();
+        ws_.upload(ptr(psi_), {{psi, n()}});
+        ws_.upload(ptr(source_), {{source, n()}});
+        const double uploadSeconds = setMatrixSeconds_ + secondsSince(start);
+        start = std::chrono::steady_clock::now();
+
+        SolveResult result = solveResident(method, controls, preconditioner, coupling);
 
         ws_.download(psi, ptr(psi_), n());
+        result.uploadSeconds = uploadSeconds;
         result.iterateSeconds = secondsSince(start) - result.setupSeconds;
         return result;
     }

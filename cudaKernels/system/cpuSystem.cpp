@@ -2,6 +2,7 @@
 // The algorithms compiled for the host (Thrust's sequential CPP system): executor cpu.
 
 #include "backend/cpu/CpuBackend.hpp"
+#include "multigrid/GamgSystemImpl.hpp"
 #include "system/LduSystemImpl.hpp"
 
 namespace gpuLdu
@@ -10,6 +11,13 @@ namespace gpuLdu
 std::unique_ptr<LduSystem> makeCpuSystem(const LduAddressingView& addr)
 {
     return std::make_unique<LduSystemImpl<CpuBackend>>(addr);
+}
+
+std::unique_ptr<GamgSystem> makeCpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
+{
+    auto system = std::make_unique<GamgSystemImpl<CpuBackend>>(fine, levels);
+    CpuBackend::synchronize();
+    return system;
 }
 
 } // namespace gpuLdu

@@ -3,6 +3,7 @@
 // backend/cuda/): executor gpu.
 
 #include "backend/cuda/GpuBackend.hpp"
+#include "multigrid/GamgSystemImpl.hpp"
 #include "system/LduSystemImpl.hpp"
 
 namespace gpuLdu
@@ -11,6 +12,13 @@ namespace gpuLdu
 std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr)
 {
     auto system = std::make_unique<LduSystemImpl<GpuBackend>>(addr);
+    GpuBackend::synchronize();
+    return system;
+}
+
+std::unique_ptr<GamgSystem> makeGpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
+{
+    auto system = std::make_unique<GamgSystemImpl<GpuBackend>>(fine, levels);
     GpuBackend::synchronize();
     return system;
 }

@@ -67,6 +67,27 @@ const PreconditionerKeyword preconditionerTable[] =
     {Preconditioner::ILU0, "ILU0", Takes::both}
 };
 
+struct SmootherKeyword
+{
+    GamgSmoother value;
+    const char* name;
+    Takes takes;
+};
+
+//- OpenFOAM's smoother tables (lduMatrix::smoother's symMatrix and asymMatrix constructor
+//  tables), in OpenFOAM's alphabetical listing order
+const SmootherKeyword smootherTable[] =
+{
+    {GamgSmoother::DIC, "DIC", Takes::symmetric},
+    {GamgSmoother::DICGaussSeidel, "DICGaussSeidel", Takes::symmetric},
+    {GamgSmoother::DILU, "DILU", Takes::asymmetric},
+    {GamgSmoother::DILUGaussSeidel, "DILUGaussSeidel", Takes::asymmetric},
+    {GamgSmoother::DIC, "FDIC", Takes::symmetric},
+    {GamgSmoother::GaussSeidel, "GaussSeidel", Takes::both},
+    {GamgSmoother::GaussSeidel, "nonBlockingGaussSeidel", Takes::both},
+    {GamgSmoother::symGaussSeidel, "symGaussSeidel", Takes::both}
+};
+
 //- The names of a table's entries that pass `keep`, in table order
 template<class Table, class Keep>
 std::vector<std::string> namesOf(const Table& table, const Keep& keep)
@@ -124,6 +145,15 @@ auto takenBy(KrylovMethod method, bool symmetric)
     {
         return methodTakes(method, symmetric)
             && (p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric);
+    };
+}
+
+//- Whether a keyword of a table with `takes` is valid on such a matrix
+auto takenOn(bool symmetric)
+{
+    return [=](const auto& p)
+    {
+        return p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric;
     };
 }
 
@@ -197,6 +227,16 @@ std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric
 Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric)
 {
     return valueOf(preconditionerTable, name, "preconditioner", takenBy(method, symmetric));
+}
+
+std::vector<std::string> smootherNames(bool symmetric)
+{
+    return namesOf(smootherTable, takenOn(symmetric));
+}
+
+GamgSmoother smootherFromName(const std::string& name, bool symmetric)
+{
+    return valueOf(smootherTable, name, "smoother", takenOn(symmetric));
 }
 
 } // namespace gpuLdu

@@ -11,9 +11,11 @@ namespace gpuLdu
 {
 
 std::unique_ptr<LduSystem> makeCpuSystem(const LduAddressingView& addr);
+std::unique_ptr<GamgSystem> makeCpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
 
 #ifdef GPULDU_WITH_CUDA
 std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr);
+std::unique_ptr<GamgSystem> makeGpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
 std::string cudaUnavailableReason();
 int cudaVisibleDevices();
 std::string cudaUseDevice(int device);
@@ -134,6 +136,28 @@ std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingV
     }
 #ifdef GPULDU_WITH_CUDA
     return makeGpuSystem(addr);
+#else
+    return nullptr;
+#endif
+}
+
+std::unique_ptr<GamgSystem> makeGamgSystem(
+    Executor executor,
+    const LduAddressingView& fine,
+    const std::vector<GamgLevelView>& levels
+)
+{
+    if (executor == Executor::cpu)
+    {
+        return makeCpuGamgSystem(fine, levels);
+    }
+    const std::string reason = gpuUnavailableReason();
+    if (!reason.empty())
+    {
+        throw Error("executor gpu is not usable: " + reason);
+    }
+#ifdef GPULDU_WITH_CUDA
+    return makeGpuGamgSystem(fine, levels);
 #else
     return nullptr;
 #endif

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Runs an OpenFOAM case twice, with the native solvers and with the plugin's (every dictionary with
-# "solver PCGGPU|PBiCGGPU|PBiCGStabGPU;" gets its native twin PCG|PBiCG|PBiCGStab in the native
+# "solver PCGGPU|PBiCGGPU|PBiCGStabGPU|GAMGGPU;" gets its native twin PCG|PBiCG|PBiCGStab|GAMG in the native
 # copy), and checks, for every field that the plugin's solvers solve (Ux, Uy, k, p, ...), that
 # both runs have the same number of solves, that every solve takes the same number of iterations
 # (within --allow) and that the last initial residual agrees. One summary line per field.
@@ -60,7 +60,7 @@ runCase()
     app=$(sed -n 's/^\s*application\s\+\(\S\+\)\s*;.*/\1/p' "$dir/system/controlDict")
     log=$dir/log.$app
     [ -f "$log" ] || { echo "FAIL: $dir: no solver log $log (Allrun exit $status)" >&2; return 1; }
-    sed -En 's/^([A-Za-z0-9]*(PCG|PBiCG|PBiCGStab)(GPU)?):  Solving for (\S+), Initial residual = (\S+), .*No Iterations ([0-9]+)$/\4 \6 \5 \1/p' \
+    sed -En 's/^([A-Za-z0-9]*(PCG|PBiCG|PBiCGStab|GAMG)(GPU)?):  Solving for (\S+), Initial residual = (\S+), .*No Iterations ([0-9]+)$/\4 \6 \5 \1/p' \
         "$log" > "$dir/solves"
     sed -n 's/^ExecutionTime = \(\S*\) s.*/\1/p' "$log" | tail -n 1 > "$dir/time"
     if [ "$status" -ne 0 ]; then
@@ -80,7 +80,7 @@ pluginMode=plugin
 pluginSolver="$gpuSolverRe\$"
 if [ "${COMPARE_SELFTEST:-0}" = 1 ]; then
     pluginMode=native
-    pluginSolver='(PCG|PBiCG|PBiCGStab)$'
+    pluginSolver='(PCG|PBiCG|PBiCGStab|GAMG)$'
 fi
 ok=1
 editFvSolution "$native/system/fvSolution" native "$executor" "$precond" > /dev/null \

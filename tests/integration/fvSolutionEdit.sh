@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # To be sourced (bash) by compareNative.sh and checkNative.sh: rewrites the plugin's solver
-# dictionaries of a case. The plugin's solvers are PCGGPU, PBiCGGPU and PBiCGStabGPU; each one's
+# dictionaries of a case. The plugin's solvers are PCGGPU, PBiCGGPU, PBiCGStabGPU and GAMGGPU; each one's
 # native twin is its name without the GPU suffix.
 
-gpuSolverRe='(PCG|PBiCG|PBiCGStab)GPU'
+gpuSolverRe='(PCG|PBiCG|PBiCGStab|GAMG)GPU'
 
 # editFvSolution <fvSolution> <mode> <executor> <precond spec>
 # Rewrites, in place, every solver dictionary that holds "solver <a GPU solver>;":
@@ -18,7 +18,7 @@ editFvSolution()
 {
     local file=$1 mode=$2 before
     before=$(grep -cE "^\s*solver\s+$gpuSolverRe\s*;" "$file" || true)
-    [ "$before" -gt 0 ] || { echo "FAIL: no 'solver PCGGPU|PBiCGGPU|PBiCGStabGPU;' in $file" >&2; return 1; }
+    [ "$before" -gt 0 ] || { echo "FAIL: no 'solver PCGGPU|PBiCGGPU|PBiCGStabGPU|GAMGGPU;' in $file" >&2; return 1; }
     awk -v mode="$mode" -v executor="$3" -v spec="$4" -v re="^[ \t]*solver[ \t]+${gpuSolverRe}[ \t]*;" '
         { line[NR] = $0 }
         $0 ~ re { solver[NR] = $2; sub(/;.*/, "", solver[NR]) }

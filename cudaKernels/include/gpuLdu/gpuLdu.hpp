@@ -331,6 +331,113 @@ public:
 //  executor gpu in a build without CUDA, or when no CUDA device is usable.
 std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingView& addr);
 
+//- The smoothers of OpenFOAM's GAMG (src/OpenFOAM/matrices/lduMatrix/smoothers), the same
+//  arithmetic in the same order: GaussSeidel (nonBlockingGaussSeidel is the same on one rank),
+//  symGaussSeidel, DIC (FDIC: the same arithmetic), DILU, DICGaussSeidel, DILUGaussSeidel.
+enum class GamgSmoother
+{
+    GaussSeidel,
+    symGaussSeidel,
+    DIC,
+    DILU,
+    DICGaussSeidel,
+    DILUGaussSeidel
+};
+
+//- The keywords a GAMG on a symmetric or asymmetric matrix accepts as smoother, as OpenFOAM's
+//  run-time tables (symmetric: GaussSeidel, symGaussSeidel, DIC, FDIC, DICGaussSeidel,
+//  nonBlockingGaussSeidel; asymmetric: GaussSeidel, symGaussSeidel, DILU, DILUGaussSeidel,
+//  nonBlockingGaussSeidel)
+std::vector<std::string> smootherNames(bool symmetric);
+
+//- The smoother of a keyword accepted on such a matrix; throws Error naming the valid keywords.
+GamgSmoother smootherFromName(const std::string& name, bool symmetric);
+
+//- The controls of OpenFOAM's GAMGSolver (GAMGSolver.C, readControls), its defaults
+struct GamgControls
+{
+    GamgSmoother smoother = GamgSmoother::GaussSeidel;
+    int nPreSweeps = 0;
+    int preSweepsLevelMultiplier = 1;
+    int maxPreSweeps = 4;
+    int nPostSweeps = 2;
+    int postSweepsLevelMultiplier = 1;
+    int maxPostSweeps = 4;
+    int nFinestSweeps = 2;
+    bool interpolateCorrection = false;
+    //- OpenFOAM's default: whether the matrix is symmetric
+    bool scaleCorrection = true;
+};
+
+//- One coarsening step of OpenFOAM's GAMGAgglomeration, from a level to the next coarser one
+//  (borrowed from the agglomeration, which OpenFOAM keeps): the coarse level's addressing
+//  (meshLevel(l + 1).lduAddr()), each fine cell's coarse cell (restrictAddressing(l)), each
+//  fine face's coarse face or, inside a coarse cell c, -1 - c (faceRestrictAddressing(l)), and
+//  whether a fine face's upper and lower swap on its coarse face (faceFlipMap(l)).
+struct GamgLevelView
+{
+    LduAddressingView coarse;
+    const int* restrictAddressing = nullptr;
+    const int* faceRestrictAddressing = nullptr;
+    const bool* faceFlipMap = nullptr;
+};
+
+//- What a GAMG solve reports beyond SolveResult: the seconds of its parts (device synchronised)
+struct GamgTimes
+{
+    //- Coarse matrices from the fine values, and the smoothers' factors
+    double coarseMatrices = 0;
+    double smootherSetup = 0;
+    //- Per whole solve: smoothing, restriction and prolongation (with scaling and
+    //  interpolation), the coarsest solve
+    double smoothing = 0;
+    double transfer = 0;
+    double coarsest = 0;
+};
+
+//- OpenFOAM's GAMG (GAMGSolverSolve.C) on one executor: the fine system and the coarse levels
+//  of an agglomeration, built once; each solve uploads the fine values, sums the coarse
+//  matrices on the backend in OpenFOAM's order and runs OpenFOAM's V-cycles. Coupled
+//  interfaces are not taken yet (the coupling gives the global sums only).
+class GamgSystem
+{
+public:
+    virtual ~GamgSystem() = default;
+
+    virtual Executor executor() const = 0;
+
+    //- Cells of each level, the finest first
+    virtual std::vector<int> levelCells() const = 0;
+
+    //- Upload the fine matrix values. lower == nullptr means symmetric (lower = upper).
+    virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
+
+    //- Solve A psi = source as OpenFOAM's GAMGSolver::solve: psi the initial guess on entry and
+    //  the solution on exit; nIterations counts V-cycles.
+    virtual SolveResult solve(
+        double* psi,
+        const double* source,
+        const SolverControls& controls,
+        const GamgControls& gamg,
+        const Coupling& coupling
+    ) = 0;
+
+    //- Whether solve times the parts of its V-cycles (off by default: it synchronises the
+    //  device between them, which costs time on small levels)
+    virtual void setTimed(bool timed) = 0;
+
+    //- The seconds of the last solve's parts (the V-cycles' parts only where timed)
+    virtual GamgTimes times() const = 0;
+};
+
+//- Build the GAMG hierarchy on an executor: the fine addressing and one GamgLevelView per
+//  coarse level, finest first. Throws Error for inconsistent agglomeration data.
+std::unique_ptr<GamgSystem> makeGamgSystem(
+    Executor executor,
+    const LduAddressingView& fine,
+    const std::vector<GamgLevelView>& levels
+);
+
 //- Host memory for values on their way to a system or back: page-locked for the GPU executor,
 //  so that setMatrix and solve copy straight between it and the device (no staging copy through
 //  the system's own page-locked buffer); ordinary memory for the CPU executor.

@@ -5,6 +5,7 @@
 
 #include "gpuLduCache.H"
 #include "gpuLduDevices.H"
+#include "GAMGAgglomeration.H"
 
 namespace Foam
 {
@@ -15,7 +16,8 @@ namespace Foam
 Foam::gpuLduCache::gpuLduCache(const fvMesh& mesh)
 :
     MeshObject<fvMesh, TopologicalMeshObject, gpuLduCache>(mesh),
-    addr_(nullptr)
+    addr_(nullptr),
+    gamgAgglomerations_{nullptr, nullptr}
 {}
 
 
@@ -26,6 +28,7 @@ void Foam::gpuLduCache::restart(const lduAddressing& addr)
         systems_[e].reset();
         groups_[e].reset();
     }
+    forgetGamgSystems();
     formats_.clear();
     addr_ = &addr;
 }
@@ -70,6 +73,70 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
         }
     }
     return *sys;
+}
+
+
+gpuLdu::GamgSystem& Foam::gpuLduCache::gamgSystem
+(
+    gpuLdu::Executor executor,
+    const lduAddressing& addr,
+    const GAMGAgglomeration& agglomeration
+)
+{
+    if (addr_ != &addr)
+    {
+        restart(addr);
+    }
+
+    const int e = int(executor);
+    if (!gamgSystems_[e] || gamgAgglomerations_[e] != &agglomeration)
+    {
+        gpuLdu::LduAddressingView fine;
+        fine.nCells = addr.size();
+        fine.nFaces = addr.lowerAddr().size();
+        fine.lower = addr.lowerAddr().cdata();
+        fine.upper = addr.upperAddr().cdata();
+
+        // Level i of the agglomeration coarsens meshLevel(i) into
+        // meshLevel(i + 1)
+        std::vector<gpuLdu::GamgLevelView> levels(agglomeration.size());
+        forAll(agglomeration, i)
+        {
+            const lduAddressing& coarse =
+                agglomeration.meshLevel(i + 1).lduAddr();
+            gpuLdu::GamgLevelView& level = levels[i];
+            level.coarse.nCells = coarse.size();
+            level.coarse.nFaces = coarse.lowerAddr().size();
+            level.coarse.lower = coarse.lowerAddr().cdata();
+            level.coarse.upper = coarse.upperAddr().cdata();
+            level.restrictAddressing =
+                agglomeration.restrictAddressing(i).cdata();
+            level.faceRestrictAddressing =
+                agglomeration.faceRestrictAddressing(i).cdata();
+            level.faceFlipMap = agglomeration.faceFlipMap(i).cdata();
+        }
+        gamgSystems_[e] = gpuLdu::makeGamgSystem(executor, fine, levels);
+        gamgAgglomerations_[e] = &agglomeration;
+
+        if (debug)
+        {
+            Info<< "gpuLduCache: built the "
+                << (executor == gpuLdu::Executor::gpu ? "gpu" : "cpu")
+                << " GAMG hierarchy of " << levels.size() + 1
+                << " levels for " << fine.nCells << " cells" << endl;
+        }
+    }
+    return *gamgSystems_[e];
+}
+
+
+void Foam::gpuLduCache::forgetGamgSystems()
+{
+    for (label e = 0; e < 2; ++e)
+    {
+        gamgSystems_[e].reset();
+        gamgAgglomerations_[e] = nullptr;
+    }
 }
 
 

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// OpenFOAM's GAMG on a backend B (src/OpenFOAM/matrices/lduMatrix/solvers/GAMG/): a system per
+// level (the finest from the host's values, the coarse ones summed on the backend:
+// Agglomeration.hpp), OpenFOAM's smoothers on each (SmootherRows.hpp, the DIC/DILU
+// preconditioner sweeps), and the V-cycle of GAMGSolverSolve.C with the correction scaling of
+// GAMGSolverScale.C and the interpolation of GAMGSolverInterpolate.C, step for step. Compiled
+// once per backend (cpuSystem.cpp, gpuSystem.cu).
+
+#ifndef GPULDU_GAMGSYSTEMIMPL_HPP
+#define GPULDU_GAMGSYSTEMIMPL_HPP
+
+#include "multigrid/Agglomeration.hpp"
+#include "multigrid/SmootherRows.hpp"
+#include "system/LduSystemImpl.hpp"
+
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+namespace gpuLdu
+{
+
+namespace detail
+{
+
+//- OpenFOAM's stabilise(s, small): s moved away from zero by small
+GPULDU_HD inline double stabilise(double s, double small)
+{
+    return s >= 0 ? s + small : s - small;
+}
+
+//- GAMGSolver::scale's update: field = sf*field + (source - sf*Acf)/D
+struct ScaleCorrection
+{
+    double sf;
+    const double* source;
+    const double* Acf;
+    const double* D;
+    double* field;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        field[i] = sf*field[i] + (source[i] - sf*Acf[i])/D[i];
+    }
+};
+
+//- y += x
+struct AddTo
+{
+    const double* x;
+    double* y;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        y[i] += x[i];
+    }
+};
+
+} // namespace detail
+
+template<class B>
+class GamgSystemImpl : public GamgSystem
+{
+    template<class T>
+    using Vector = typename B::template Vector<T>;
+    using Level = LduSystemImpl<B>;
+    using Clock = std::chrono::steady_clock;
+
+    //- systems_[0] the finest; systems_[k + 1] the coarse level k, made from systems_[k] by
+    //  steps_[k]. OpenFOAM's coarseCorrFields[k] and coarseSources[k] live on systems_[k + 1]
+    std::vector<std::unique_ptr<Level>> systems_;
+    std::vector<Agglomeration<B>> steps_;
+    std::vector<Vector<double>> corr_;
+    std::vector<Vector<double>> src_;
+    bool symmetric_ = true;
+    bool hasMatrix_ = false;
+
+    //- The finest level's Apsi, correction and residual (GAMGSolver::solve's), and scratch of
+    //  the finest size: ACf (scratch1), the pre-smoothed correction (scratch2), the smoothers'
+    //  two work vectors
+    Vector<double> Apsi_;
+    Vector<double> finestCorrection_;
+    Vector<double> finestResidual_;
+    Vector<double> scratch1_;
+    Vector<double> scratch2_;
+    Vector<double> smootherWork_[2];
+
+    GamgTimes times_;
+    bool timed_ = false;
+
+    int nCoarse() const
+    {
+        return int(steps_.size());
+    }
+
+    static double seconds(Clock::time_point start)
+    {
+        B::synchronize();
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    }
+
+    //- f(), its seconds added to `into` when the solve is timed (the device synchronised)
+    template<class F>
+    void timed(double& into, const F& f)
+    {
+        if (!timed_)
+        {
+            f();
+            return;
+        }
+        const auto start = Clock::now();
+        f();
+        into += seconds(start);
+    }
+
+    static const double* diag(Level& level)
+    {
+        return level.lduValues();
+    }
+
+    //- OpenFOAM's smoother on a level: nSweeps sweeps of psi towards A psi = b
+    void smooth(Level& level, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
+    {
+        switch (smoother)
+        {
+            case GamgSmoother::GaussSeidel:
+                gaussSeidel(level, psi, b, nSweeps, false);
+                break;
+            case GamgSmoother::symGaussSeidel:
+                gaussSeidel(level, psi, b, nSweeps, true);
+                break;
+            case GamgSmoother::DIC:
+            case GamgSmoother::DILU:
+                incompleteFactor(level, psi, b, nSweeps);
+                break;
+            case GamgSmoother::DICGaussSeidel:
+            case GamgSmoother::DILUGaussSeidel:
+                incompleteFactor(level, psi, b, nSweeps);
+                gaussSeidel(level, psi, b, nSweeps, false);
+                break;
+        }
+    }
+
+    //- GaussSeidelSmoother / symGaussSeidelSmoother: the new values into a work vector (they
+    //  hold notReady until written), then back into psi
+    void gaussSeidel(Level& level, double* psi, const double* b, int nSweeps, bool symmetric)
+    {
+        const CsrMatrix<B>& A = level.matrix();
+        const int n = level.n();
+        double* y = ptr(smootherWork_[0]);
+        double* bPrime = ptr(smootherWork_[1]);
+        for (int sweep = 0; sweep < nSweeps; ++sweep)
+        {
+            thrust::fill_n(B::policy(), y, n, notReady());
+            level.preconditioners().lowerSchedule().sweep(detail::GaussSeidelRow<false>{
+                level.preconditioners().lowerSchedule().rows(), ptr(A.rowStart), ptr(A.col),
+                ptr(A.diagPos), ptr(A.val), b, psi, y, symmetric ? bPrime : nullptr});
+            if (symmetric)
+            {
+                thrust::fill_n(B::policy(), psi, n, notReady());
+                level.preconditioners().upperSchedule().sweep(detail::GaussSeidelRow<true>{
+                    level.preconditioners().upperSchedule().rows(), ptr(A.rowStart), ptr(A.col),
+                    ptr(A.diagPos), ptr(A.val), bPrime, nullptr, psi, nullptr});
+            }
+            else
+            {
+                thrust::copy_n(B::policy(), y, n, psi);
+            }
+        }
+    }
+
+    //- DICSmoother, FDICSmoother, DILUSmoother: rA = b - A psi (lduMatrix::residual), its DIC/
+    //  DILU sweeps (the preconditioner's, set up for the level), psi += rA
+    void incompleteFactor(Level& level, double* psi, const double* b, int nSweeps)
+    {
+        const CsrMatrix<B>& A = level.matrix();
+        const int n = level.n();
+        double* rA = ptr(smootherWork_[0]);
+        double* wA = ptr(smootherWork_[1]);
+        for (int sweep = 0; sweep < nSweeps; ++sweep)
+        {
+            forEach<B>(0, n, detail::ResidualRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, psi, rA});
+            level.preconditioners().dicDilu().apply(wA, rA);
+            forEach<B>(0, n, detail::AddTo{wA, psi});
+        }
+    }
+
+    //- GAMGSolver::scale: field = sf*field + (source - sf*A field)/D, sf the ratio of
+    //  source.field to (A field).field (reduced over the ranks), Acf the scratch of A field
+    void scale(Level& level, double* field, double* Acf, const double* source, const Coupling& coupling)
+    {
+        level.amul(Acf, field, coupling);
+        DeviceScalars<B> sums(level.workspace(), coupling, level.parts());
+        const double num = sums.gSum(detail::Dot{source, field});
+        const double denom = sums.gSum(detail::Dot{Acf, field});
+        const double sf = num/detail::stabilise(denom, 1e-300);
+        forEach<B>(0, level.n(), detail::ScaleCorrection{sf, source, Acf, diag(level), field});
+    }
+
+    //- GAMGSolver::interpolate: psi = -(off-diagonal part of A psi)/D, then (with a coarser
+    //  level) corrected by the coarse field: step, psiC
+    void interpolate(Level& level, double* psi, double* Apsi, const Agglomeration<B>* step, const double* psiC, double* corrC)
+    {
+        const CsrMatrix<B>& A = level.matrix();
+        forEach<B>(0, level.n(), detail::InterpolateRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), psi, Apsi});
+        thrust::copy_n(B::policy(), Apsi, level.n(), psi);
+        if (step)
+        {
+            step->interpolationCorrection(diag(level), psi, psiC, corrC);
+        }
+    }
+
+    //- A smoother's numeric set-up on a level: the DIC/DILU factor, where it has one
+    void setupSmoother(Level& level, GamgSmoother smoother)
+    {
+        if (smoother != GamgSmoother::GaussSeidel && smoother != GamgSmoother::symGaussSeidel)
+        {
+            level.preconditioners().setup(symmetric_ ? Preconditioner::DIC : Preconditioner::DILU);
+        }
+    }
+
+    //- GAMGSolver::Vcycle
+    void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, const Coupling& coupling)
+    {
+        const int coarsest = nCoarse() - 1;
+        Level& finest = *systems_[0];
+        double* psi = finest.psi();
+        double* Apsi = ptr(Apsi_);
+        double* ACf = ptr(scratch1_);
+        double* preSmoothed = ptr(scratch2_);
+
+        timed(times_.transfer, [&] { steps_[0].restrictField(ptr(finestResidual_), ptr(src_[0])); });
+
+        for (int k = 0; k < coarsest; ++k)
+        {
+            Level& level = *systems_[k + 1];
+            if (c.nPreSweeps)
+            {
+                thrust::fill_n(B::policy(), ptr(corr_[k]), level.n(), 0.0);
+                timed(times_.smoothing, [&]
+                {
+                    smooth(level, c.smoother, ptr(corr_[k]), ptr(src_[k]),
+                           std::min(c.nPreSweeps + c.preSweepsLevelMultiplier*k, c.maxPreSweeps));
+                });
+                timed(times_.transfer, [&]
+                {
+                    if (c.scaleCorrection && k < coarsest - 1)
+                    {
+                        scale(level, ptr(corr_[k]), ACf, ptr(src_[k]), coupling);
+                    }
+                    level.amul(ACf, ptr(corr_[k]), coupling);
+                    forEach<B>(0, level.n(), detail::Residual{ptr(src_[k]), ACf, ptr(src_[k])});
+                });
+            }
+            timed(times_.transfer, [&] { steps_[k + 1].restrictField(ptr(src_[k]), ptr(src_[k + 1])); });
+        }
+
+        timed(times_.coarsest, [&] { solveCoarsest(controls, coupling); });
+
+        for (int k = coarsest - 1; k >= 0; --k)
+        {
+            Level& level = *systems_[k + 1];
+            timed(times_.transfer, [&]
+            {
+                if (c.nPreSweeps)
+                {
+                    thrust::copy_n(B::policy(), ptr(corr_[k]), level.n(), preSmoothed);
+                }
+                steps_[k + 1].prolong(ptr(corr_[k + 1]), ptr(corr_[k]));
+                if (c.interpolateCorrection)
+                {
+                    interpolate(level, ptr(corr_[k]), ACf, &steps_[k + 1], ptr(corr_[k + 1]), ptr(smootherWork_[0]));
+                }
+                if (c.scaleCorrection && (c.interpolateCorrection || k < coarsest - 1))
+                {
+                    scale(level, ptr(corr_[k]), ACf, ptr(src_[k]), coupling);
+                }
+                if (c.nPreSweeps)
+                {
+                    forEach<B>(0, level.n(), detail::AddTo{preSmoothed, ptr(corr_[k])});
+                }
+            });
+            timed(times_.smoothing, [&]
+            {
+                smooth(level, c.smoother, ptr(corr_[k]), ptr(src_[k]),
+                       std::min(c.nPostSweeps + c.postSweepsLevelMultiplier*k, c.maxPostSweeps));
+            });
+        }
+
+        timed(times_.transfer, [&]
+        {
+            steps_[0].prolong(ptr(corr_[0]), ptr(finestCorrection_));
+            if (c.interpolateCorrection)
+            {
+                interpolate(finest, ptr(finestCorrection_), Apsi, &steps_[0], ptr(corr_[0]), ptr(smootherWork_[0]));
+            }
+            if (c.scaleCorrection)
+            {
+                scale(finest, ptr(finestCorrection_), Apsi, ptr(finestResidual_), coupling);
+            }
+            forEach<B>(0, finest.n(), detail::AddTo{ptr(finestCorrection_), psi});
+        });
+        timed(times_.smoothing, [&] { smooth(finest, c.smoother, psi, source, c.nFinestSweeps); });
+    }
+
+    //- GAMGSolver::solveCoarsestLevel: from a zero correction, OpenFOAM's PCG with DIC
+    //  (symmetric) or PBiCGStab with DILU, to the GAMG's tolerance and relTol (the coarsest
+    //  system solves its own psi from its own source: the level's fields are copied in and out)
+    void solveCoarsest(const SolverControls& gamgControls, const Coupling& coupling)
+    {
+        const int k = nCoarse() - 1;
+        Level& coarsest = *systems_.back();
+        thrust::copy_n(B::policy(), ptr(src_[k]), coarsest.n(), coarsest.source());
+        thrust::fill_n(B::policy(), coarsest.psi(), coarsest.n(), 0.0);
+        SolverControls controls;
+        controls.tolerance = gamgControls.tolerance;
+        controls.relTol = gamgControls.relTol;
+        coarsest.solveResident(
+            symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab,
+            controls,
+            symmetric_ ? Preconditioner::DIC : Preconditioner::DILU,
+            coupling);
+        thrust::copy_n(B::policy(), coarsest.psi(), coarsest.n(), ptr(corr_[k]));
+    }
+
+public:
+    GamgSystemImpl(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
+    {
+        if (levels.empty())
+        {
+            throw Error("gpuLdu: GAMG needs at least one coarse level (OpenFOAM: \"No coarse levels "
+                        "created, either matrix too small for GAMG or nCellsInCoarsestLevel too large\")");
+        }
+        systems_.push_back(std::make_unique<Level>(fine));
+        LduAddressingView finer = fine;
+        for (const GamgLevelView& level : levels)
+        {
+            steps_.emplace_back(finer, level);
+            systems_.push_back(std::make_unique<Level>(level.coarse));
+            finer = level.coarse;
+        }
+        for (int k = 0; k < nCoarse(); ++k)
+        {
+            corr_.emplace_back(systems_[k + 1]->n());
+            src_.emplace_back(systems_[k + 1]->n());
+        }
+        const int n = fine.nCells;
+        Apsi_.resize(n);
+        finestCorrection_.resize(n);
+        finestResidual_.resize(n);
+        scratch1_.resize(n);
+        scratch2_.resize(n);
+        smootherWork_[0].resize(n);
+        smootherWork_[1].resize(n);
+    }
+
+    Executor executor() const override
+    {
+        return B::executor;
+    }
+
+    std::vector<int> levelCells() const override
+    {
+        std::vector<int> n;
+        for (const auto& level : systems_)
+        {
+            n.push_back(level->n());
+        }
+        return n;
+    }
+
+    void setMatrix(const double* diag, const double* upper, const double* lower) override
+    {
+        systems_[0]->setMatrix(diag, upper, lower);
+        symmetric_ = (lower == nullptr);
+        hasMatrix_ = true;
+    }
+
+    GamgTimes times() const override
+    {
+        return times_;
+    }
+
+    //- psi after nSweeps of a smoother on the finest level towards A psi = b (host arrays;
+    //  after setMatrix): what the V-cycle's smoothing does, for the tests
+    void smoothFinest(GamgSmoother smoother, double* psi, const double* b, int nSweeps)
+    {
+        Level& finest = *systems_[0];
+        const std::size_t n = finest.n();
+        setupSmoother(finest, smoother);
+        finest.workspace().upload(finest.psi(), {{psi, n}});
+        finest.workspace().upload(finest.source(), {{b, n}});
+        smooth(finest, smoother, finest.psi(), finest.source(), nSweeps);
+        finest.workspace().download(psi, finest.psi(), n);
+    }
+
+    void setTimed(bool timed) override
+    {
+        timed_ = timed;
+    }
+
+    //- GAMGSolver::solve
+    SolveResult solve(
+        double* psi,
+        const double* source,
+        const SolverControls& controls,
+        const GamgControls& gamg,
+        const Coupling& coupling
+    ) override
+    {
+        if (!hasMatrix_)
+        {
+            throw Error("gpuLdu: GAMG solve before setMatrix");
+        }
+        SolveResult result;
+        times_ = GamgTimes();
+        Level& finest = *systems_[0];
+        const int n = finest.n();
+        auto start = Clock::now();
+        finest.workspace().upload(finest.psi(), {{psi, std::size_t(n)}});
+        finest.workspace().upload(finest.source(), {{source, std::size_t(n)}});
+        result.uploadSeconds = seconds(start);
+
+        // the coarse matrices (GAMGSolver's constructor) and the smoothers' factors
+        start = Clock::now();
+        for (int k = 0; k < nCoarse(); ++k)
+        {
+            Level& fine = *systems_[k];
+            const double* ldu = fine.lduValues();
+            steps_[k].coarseMatrix(ldu, ldu + fine.n(), ldu + fine.n() + fine.nFaces(), symmetric_,
+                                   systems_[k + 1]->lduValues());
+            systems_[k + 1]->setMatrixFromLdu(symmetric_);
+        }
+        times_.coarseMatrices = seconds(start);
+        start = Clock::now();
+        for (auto& level : systems_)
+        {
+            setupSmoother(*level, gamg.smoother);
+        }
+        times_.smootherSetup = seconds(start);
+        result.setupSeconds = times_.coarseMatrices + times_.smootherSetup;
+
+        start = Clock::now();
+        DeviceScalars<B> sums(finest.workspace(), coupling, finest.parts());
+        double* Apsi = ptr(Apsi_);
+        double* residual = ptr(finestResidual_);
+        finest.amul(Apsi, finest.psi(), coupling);
+        const double normFactor = finest.normFactor(Apsi, sums, coupling);
+        forEach<B>(0, n, detail::Residual{finest.source(), Apsi, residual});
+        result.initialResidual = sums.gSum(detail::SumMag{residual})/normFactor;
+        result.finalResidual = result.initialResidual;
+        result.nonFinite = !std::isfinite(result.initialResidual);
+        result.converged =
+            !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
+
+        if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
+        {
+            do
+            {
+                vCycle(finest.source(), controls, gamg, coupling);
+                finest.amul(Apsi, finest.psi(), coupling);
+                forEach<B>(0, n, detail::Residual{finest.source(), Apsi, residual});
+                if (residualStops(result, sums.gSum(detail::SumMag{residual}), normFactor))
+                {
+                    break;
+                }
+            } while (continueIterating(result, controls));
+        }
+
+        finest.workspace().download(psi, finest.psi(), n);
+        result.iterateSeconds = seconds(start);
+        return result;
+    }
+};
+
+} // namespace gpuLdu
+
+#endif

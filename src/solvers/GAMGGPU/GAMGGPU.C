@@ -1,0 +1,170 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+\*---------------------------------------------------------------------------*/
+
+#include "GAMGGPU.H"
+#include "GAMGAgglomeration.H"
+#include "gpuLduCache.H"
+
+// * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
+
+namespace Foam
+{
+    defineTypeNameAndDebug(GAMGGPU, 0);
+
+    lduMatrix::solver::addsymMatrixConstructorToTable<GAMGGPU>
+        addGAMGGPUSymMatrixConstructorToTable_;
+
+    lduMatrix::solver::addasymMatrixConstructorToTable<GAMGGPU>
+        addGAMGGPUAsymMatrixConstructorToTable_;
+}
+
+// * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
+
+gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
+{
+    const bool symmetric = matrix_.symmetric();
+
+    gpuLdu::GamgControls c;
+
+    // GAMGSolver's defaults (GAMGSolver.C) and readControls
+    c.scaleCorrection = symmetric;
+    const auto read = [this](const word& key, int& value)
+    {
+        label v = value;
+        controlDict_.readIfPresent(key, v);
+        value = v;
+    };
+    read("nPreSweeps", c.nPreSweeps);
+    read("preSweepsLevelMultiplier", c.preSweepsLevelMultiplier);
+    read("maxPreSweeps", c.maxPreSweeps);
+    read("nPostSweeps", c.nPostSweeps);
+    read("postSweepsLevelMultiplier", c.postSweepsLevelMultiplier);
+    read("maxPostSweeps", c.maxPostSweeps);
+    read("nFinestSweeps", c.nFinestSweeps);
+    controlDict_.readIfPresent("interpolateCorrection", c.interpolateCorrection);
+    controlDict_.readIfPresent("scaleCorrection", c.scaleCorrection);
+
+    // The smoother table OpenFOAM picks by the matrix's symmetry
+    const word name = lduMatrix::smoother::getName(controlDict_);
+    try
+    {
+        c.smoother = gpuLdu::smootherFromName(name, symmetric);
+    }
+    catch (const gpuLdu::Error&)
+    {
+        unknownKeyword("smoother", name, gpuLdu::smootherNames(symmetric));
+    }
+    return c;
+}
+
+
+// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+
+Foam::solverPerformance Foam::GAMGGPU::solve
+(
+    scalarField& psi,
+    const scalarField& source,
+    const direction cmpt
+) const
+{
+    const gpuLdu::GamgControls gamg = gamgControls();
+
+    if (controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false))
+    {
+        FatalIOErrorInFunction(controlDict_)
+            << "directSolveCoarsest for field " << fieldName_ << " (solver "
+            << type() << ") is not available yet: the coarsest level is"
+            << " solved as GAMG's default (PCG with DIC, PBiCGStab with DILU)"
+            << nl << "Remove directSolveCoarsest, or use solver GAMG."
+            << exit(FatalIOError);
+    }
+    forAll(interfaces_, patchi)
+    {
+        if (interfaces_.set(patchi))
+        {
+            FatalErrorInFunction
+                << "Solving for " << fieldName_ << " with " << type()
+                << ": patch " << patchi << " is a coupled patch ("
+                << interfaces_[patchi].interface().type() << "), which "
+                << type() << " does not take yet (cyclic and processor"
+                << " patches, decomposed runs)" << nl
+                << "Use solver GAMG, or PCGGPU/PBiCGStabGPU, for this field."
+                << exit(FatalError);
+        }
+    }
+
+    const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
+    const scalarField psi0(check ? psi : scalarField());
+    const bool cacheAgglomeration =
+        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
+
+    gpuLdu::SolveResult result;
+    gpuLdu::GamgTimes times;
+    std::vector<int> levelCells;
+    try
+    {
+        gpuLduCache& c = cache();
+        const gpuLdu::Executor exec = executor();
+
+        // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
+        // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
+        const GAMGAgglomeration& agglomeration =
+            GAMGAgglomeration::New(matrix_, controlDict_);
+
+        gpuLdu::GamgSystem& sys =
+            c.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
+        sys.setTimed(gpuLduSolver::debug);
+        sys.setMatrix
+        (
+            matrix_.diag().cdata(),
+            matrix_.upper().cdata(),
+            matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
+        );
+        result = sys.solve
+        (
+            psi.data(),
+            source.cdata(),
+            controls(),
+            gamg,
+            gpuLdu::Coupling()
+        );
+        times = sys.times();
+        levelCells = sys.levelCells();
+
+        if (!cacheAgglomeration)
+        {
+            // As GAMGSolver's destructor
+            c.forgetGamgSystems();
+            delete &agglomeration;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        FatalErrorInFunction
+            << "Solving for " << fieldName_ << " with " << type()
+            << " failed: " << e.what() << exit(FatalError);
+    }
+
+    if (gpuLduSolver::debug)
+    {
+        Info<< "gpuLduSolver: " << type() << " " << fieldName_ << ": "
+            << levelCells.size() << " levels (" << levelCells.front()
+            << " to " << levelCells.back() << " cells), coarse matrices "
+            << 1e3*times.coarseMatrices << " ms, smoother set-up "
+            << 1e3*times.smootherSetup << " ms; V-cycles: smoothing "
+            << 1e3*times.smoothing << " ms, restriction+prolongation "
+            << 1e3*times.transfer << " ms, coarsest "
+            << 1e3*times.coarsest << " ms" << endl;
+    }
+
+    const solverPerformance perf = performance(type(), result);
+
+    if (check)
+    {
+        checkNative("GAMG", psi0, source, cmpt, perf);
+    }
+
+    return perf;
+}

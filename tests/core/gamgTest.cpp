@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GAMG (multigrid/): the coarse matrices and restriction against OpenFOAM's loops
+// (GAMGSolverAgglomerateMatrix.C, GAMGAgglomerationTemplates.C), the smoothers against
+// OpenFOAM's (GaussSeidelSmoother.C, symGaussSeidelSmoother.C, DICSmoother.C), bit for bit on
+// both backends, on an agglomeration built the way OpenFOAM's agglomerateLduAddressing builds
+// it (coarse faces of a cell in the order they are met: not upper-triangular), and whole solves.
+
+#include "testSupport.hpp"
+
+#include "multigrid/GamgSystemImpl.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace gpuLdu::test
+{
+
+template<class B>
+class GamgTest : public ::testing::Test {};
+
+TYPED_TEST_SUITE(GamgTest, Backends);
+
+//- One coarsening step as OpenFOAM's GAMGAgglomeration::agglomerateLduAddressing makes it from
+//  a cell map: coarse faces numbered per coarse owner in the order the fine faces meet them
+struct TestLevel
+{
+    std::vector<int> restrictAddressing;
+    std::vector<int> faceRestrictAddressing;
+    std::vector<char> flip;
+    std::vector<int> lower;
+    std::vector<int> upper;
+    int nCells = 0;
+    // bool storage for GamgLevelView::faceFlipMap
+    std::unique_ptr<bool[]> flipBools;
+
+    LduAddressingView coarse() const
+    {
+        return {nCells, int(lower.size()), lower.data(), upper.data()};
+    }
+
+    GamgLevelView view() const
+    {
+        return {coarse(), restrictAddressing.data(), faceRestrictAddressing.data(), flipBools.get()};
+    }
+};
+
+//- Pairs of neighbouring cells (each cell with its first unpaired neighbour, in face order;
+//  a cell without one alone), the pairs given coarse numbers in a shuffled order (so that fine
+//  faces flip on coarse ones)
+inline TestLevel agglomerate(const LduAddressingView& fine, unsigned seed)
+{
+    TestLevel t;
+    std::vector<int> pair(fine.nCells, -1);
+    for (int f = 0; f < fine.nFaces; ++f)
+    {
+        if (pair[fine.lower[f]] < 0 && pair[fine.upper[f]] < 0)
+        {
+            pair[fine.lower[f]] = pair[fine.upper[f]] = t.nCells++;
+        }
+    }
+    for (int& c : pair)
+    {
+        c = c < 0 ? t.nCells++ : c;
+    }
+    std::vector<int> number(t.nCells);
+    std::iota(number.begin(), number.end(), 0);
+    std::shuffle(number.begin(), number.end(), std::mt19937(seed));
+    for (int i = 0; i < fine.nCells; ++i)
+    {
+        t.restrictAddressing.push_back(number[pair[i]]);
+    }
+    // per coarse owner its coarse neighbours in order of first meeting
+    std::vector<std::vector<std::pair<int, int>>> nbrs(t.nCells);
+    std::vector<std::pair<int, int>> faceOf(fine.nFaces);
+    for (int f = 0; f < fine.nFaces; ++f)
+    {
+        const int cu = t.restrictAddressing[fine.upper[f]];
+        const int cl = t.restrictAddressing[fine.lower[f]];
+        if (cu == cl)
+        {
+            faceOf[f] = {-1, cl};
+            continue;
+        }
+        const int own = std::min(cu, cl);
+        const int nei = std::max(cu, cl);
+        auto& list = nbrs[own];
+        auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == nei; });
+        int slot = int(it - list.begin());
+        if (it == list.end())
+        {
+            list.push_back({nei, 0});
+        }
+        faceOf[f] = {own, slot};
+    }
+    std::vector<std::vector<int>> number2(t.nCells);
+    for (int c = 0; c < t.nCells; ++c)
+    {
+        for (const auto& e : nbrs[c])
+        {
+            number2[c].push_back(int(t.lower.size()));
+            t.lower.push_back(c);
+            t.upper.push_back(e.first);
+        }
+    }
+    t.flipBools.reset(new bool[std::max(fine.nFaces, 1)]);
+    for (int f = 0; f < fine.nFaces; ++f)
+    {
+        if (faceOf[f].first < 0)
+        {
+            t.faceRestrictAddressing.push_back(-1 - faceOf[f].second);
+            t.flipBools[f] = false;
+        }
+        else
+        {
+            const int F = number2[faceOf[f].first][faceOf[f].second];
+            t.faceRestrictAddressing.push_back(F);
+            t.flipBools[f] = t.restrictAddressing[fine.lower[f]] != t.lower[F];
+        }
+    }
+    return t;
+}
+
+//- GAMGSolver::agglomerateMatrix's loops: [diag | upper | lower]
+inline std::vector<double> referenceCoarseMatrix(const LduProblem& p, const TestLevel& t)
+{
+    const int nC = t.nCells;
+    const int nF = int(t.lower.size());
+    std::vector<double> diag(nC, 0.0), upper(nF, 0.0), lower(nF, 0.0);
+    for (int i = 0; i < p.nCells; ++i)
+    {
+        diag[t.restrictAddressing[i]] += p.diag[i];
+    }
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        const int F = t.faceRestrictAddressing[f];
+        if (p.symmetric())
+        {
+            if (F >= 0)
+            {
+                upper[F] += p.upperCoeffs[f];
+            }
+            else
+            {
+                diag[-1 - F] += 2*p.upperCoeffs[f];
+            }
+        }
+        else if (F >= 0)
+        {
+            upper[F] += t.flipBools[f] ? p.lowerCoeffs[f] : p.upperCoeffs[f];
+            lower[F] += t.flipBools[f] ? p.upperCoeffs[f] : p.lowerCoeffs[f];
+        }
+        else
+        {
+            diag[-1 - F] += p.upperCoeffs[f] + p.lowerCoeffs[f];
+        }
+    }
+    diag.insert(diag.end(), upper.begin(), upper.end());
+    if (!p.symmetric())
+    {
+        diag.insert(diag.end(), lower.begin(), lower.end());
+    }
+    return diag;
+}
+
+TYPED_TEST(GamgTest, CoarseMatrixAndRestrictionAreOpenFOAMsSums)
+{
+    using B = TypeParam;
+    for (const LduProblem& p : {poisson3D(9, 7, 5, 1, -1), asymmetric(9, 7, 5, 2)})
+    {
+        const TestLevel t = agglomerate(p.addressing(), 3);
+        const Agglomeration<B> step(p.addressing(), t.view());
+        const std::size_t nC = t.nCells, nF = t.lower.size();
+
+        std::vector<double> ldu = p.diag;
+        ldu.insert(ldu.end(), p.upperCoeffs.begin(), p.upperCoeffs.end());
+        ldu.insert(ldu.end(), p.lowerOrUpper().begin(), p.lowerOrUpper().end());
+        const typename B::template Vector<double> fine(ldu.begin(), ldu.end());
+        typename B::template Vector<double> coarse(nC + 2*nF);
+        const double* f = ptr(fine);
+        step.coarseMatrix(f, f + p.nCells, f + p.nCells + p.nFaces(), p.symmetric(), ptr(coarse));
+        std::vector<double> got = toHost(coarse);
+        got.resize(p.symmetric() ? nC + nF : nC + 2*nF);
+        EXPECT_EQ(got, referenceCoarseMatrix(p, t));
+
+        const std::vector<double> x = randomVector(p.nCells, 4);
+        std::vector<double> expected(nC, 0.0);
+        for (int i = 0; i < p.nCells; ++i)
+        {
+            expected[t.restrictAddressing[i]] += x[i];
+        }
+        const typename B::template Vector<double> xd(x.begin(), x.end());
+        typename B::template Vector<double> xc(nC);
+        step.restrictField(ptr(xd), ptr(xc));
+        EXPECT_EQ(toHost(xc), expected);
+    }
+}
+
+TYPED_TEST(GamgTest, RejectsInconsistentAgglomeration)
+{
+    const LduProblem p = poisson3D(4, 3, 2, 1, -1);
+    TestLevel t = agglomerate(p.addressing(), 5);
+    t.restrictAddressing[3] = t.nCells;
+    EXPECT_THROW((Agglomeration<TypeParam>(p.addressing(), t.view())), Error);
+    t = agglomerate(p.addressing(), 5);
+    t.faceRestrictAddressing[0] = -1 - (t.restrictAddressing[p.lower[0]] + 1) % t.nCells;
+    EXPECT_THROW((Agglomeration<TypeParam>(p.addressing(), t.view())), Error);
+}
+
+//- OpenFOAM's smoothers, their face loops written out (GaussSeidelSmoother.C,
+//  symGaussSeidelSmoother.C, DICSmoother.C/DILUSmoother.C with lduMatrix::residual)
+inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vector<double>& psi,
+                            const std::vector<double>& b, int nSweeps)
+{
+    const int n = p.nCells;
+    const auto& lo = p.lowerOrUpper();
+    const auto& up = p.upperCoeffs;
+    std::vector<int> ownStart(n + 1, 0);
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        ++ownStart[p.lower[f] + 1];
+    }
+    std::partial_sum(ownStart.begin(), ownStart.end(), ownStart.begin());
+    const auto gsPass = [&](std::vector<double>& bPrime, int celli)
+    {
+        double psii = bPrime[celli];
+        for (int f = ownStart[celli]; f < ownStart[celli + 1]; ++f)
+        {
+            psii -= up[f]*psi[p.upper[f]];
+        }
+        psii /= p.diag[celli];
+        for (int f = ownStart[celli]; f < ownStart[celli + 1]; ++f)
+        {
+            bPrime[p.upper[f]] -= lo[f]*psii;
+        }
+        psi[celli] = psii;
+    };
+    const auto gaussSeidel = [&](bool symmetric)
+    {
+        for (int s = 0; s < nSweeps; ++s)
+        {
+            std::vector<double> bPrime = b;
+            for (int c = 0; c < n; ++c)
+            {
+                gsPass(bPrime, c);
+            }
+            for (int c = n - 1; symmetric && c >= 0; --c)
+            {
+                gsPass(bPrime, c);
+            }
+        }
+    };
+    const auto incompleteFactor = [&]()
+    {
+        std::vector<double> rD = p.diag;
+        for (int f = 0; f < p.nFaces(); ++f)
+        {
+            rD[p.upper[f]] -= up[f]*lo[f]/rD[p.lower[f]];
+        }
+        for (double& d : rD)
+        {
+            d = 1.0/d;
+        }
+        for (int s = 0; s < nSweeps; ++s)
+        {
+            std::vector<double> rA(n);
+            for (int c = 0; c < n; ++c)
+            {
+                rA[c] = b[c] - p.diag[c]*psi[c];
+            }
+            for (int f = 0; f < p.nFaces(); ++f)
+            {
+                rA[p.upper[f]] -= lo[f]*psi[p.lower[f]];
+                rA[p.lower[f]] -= up[f]*psi[p.upper[f]];
+            }
+            for (int c = 0; c < n; ++c)
+            {
+                rA[c] *= rD[c];
+            }
+            for (int f = 0; f < p.nFaces(); ++f)
+            {
+                rA[p.upper[f]] -= rD[p.upper[f]]*lo[f]*rA[p.lower[f]];
+            }
+            for (int f = p.nFaces() - 1; f >= 0; --f)
+            {
+                rA[p.lower[f]] -= rD[p.lower[f]]*up[f]*rA[p.upper[f]];
+            }
+            for (int c = 0; c < n; ++c)
+            {
+                psi[c] += rA[c];
+            }
+        }
+    };
+    switch (smoother)
+    {
+        case GamgSmoother::GaussSeidel:
+            gaussSeidel(false);
+            break;
+        case GamgSmoother::symGaussSeidel:
+            gaussSeidel(true);
+            break;
+        case GamgSmoother::DIC:
+        case GamgSmoother::DILU:
+            incompleteFactor();
+            break;
+        case GamgSmoother::DICGaussSeidel:
+        case GamgSmoother::DILUGaussSeidel:
+            incompleteFactor();
+            gaussSeidel(false);
+            break;
+    }
+}
+
+//- The matrix of a coarse level (referenceCoarseMatrix) as a problem of its own
+inline LduProblem coarseProblem(const LduProblem& p, const TestLevel& t)
+{
+    LduProblem c;
+    c.nCells = t.nCells;
+    c.lower = t.lower;
+    c.upper = t.upper;
+    const std::vector<double> ldu = referenceCoarseMatrix(p, t);
+    const std::size_t nF = t.lower.size();
+    c.diag.assign(ldu.begin(), ldu.begin() + c.nCells);
+    c.upperCoeffs.assign(ldu.begin() + c.nCells, ldu.begin() + c.nCells + nF);
+    if (!p.symmetric())
+    {
+        c.lowerCoeffs.assign(ldu.begin() + c.nCells + nF, ldu.end());
+    }
+    return c;
+}
+
+TYPED_TEST(GamgTest, SmoothersAreOpenFOAMs)
+{
+    // a coarse level's matrix: its faces are not in upper-triangular order
+    for (const LduProblem& fine : {poisson3D(12, 9, 7, 6, -1), asymmetric(12, 9, 7, 7)})
+    {
+        const TestLevel t = agglomerate(fine.addressing(), 8);
+        const LduProblem p = coarseProblem(fine, t);
+        const TestLevel t2 = agglomerate(p.addressing(), 9);
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), {t2.view()});
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        const std::vector<double> b = randomVector(p.nCells, 10);
+        const std::vector<GamgSmoother> smoothers = p.symmetric()
+            ? std::vector<GamgSmoother>{GamgSmoother::GaussSeidel, GamgSmoother::symGaussSeidel,
+                                        GamgSmoother::DIC, GamgSmoother::DICGaussSeidel}
+            : std::vector<GamgSmoother>{GamgSmoother::GaussSeidel, GamgSmoother::symGaussSeidel,
+                                        GamgSmoother::DILU, GamgSmoother::DILUGaussSeidel};
+        for (GamgSmoother s : smoothers)
+        {
+            std::vector<double> expected = randomVector(p.nCells, 11);
+            std::vector<double> psi = expected;
+            referenceSmooth(p, s, expected, b, 2);
+            gamg.smoothFinest(s, psi.data(), b.data(), 2);
+            EXPECT_EQ(psi, expected) << "smoother " << int(s) << (p.symmetric() ? " symmetric" : " asymmetric");
+        }
+    }
+}
+
+//- An asymmetric matrix as a transient momentum equation's: the asymmetric test problem with
+//  its diagonal made larger (the time derivative)
+inline LduProblem momentumLike(int nx, int ny, int nz, unsigned seed)
+{
+    LduProblem p = asymmetric(nx, ny, nz, seed);
+    for (double& d : p.diag)
+    {
+        d *= 1.5;
+    }
+    return p;
+}
+
+TYPED_TEST(GamgTest, SolvesToTolerance)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 12, -1), momentumLike(16, 12, 10, 13)})
+    {
+        // three coarse levels
+        std::vector<TestLevel> levels;
+        std::vector<LduProblem> problems{p};
+        for (int l = 0; l < 3; ++l)
+        {
+            levels.push_back(agglomerate(problems.back().addressing(), 20 + l));
+            problems.push_back(coarseProblem(problems.back(), levels.back()));
+        }
+        std::vector<GamgLevelView> views;
+        for (const TestLevel& t : levels)
+        {
+            views.push_back(t.view());
+        }
+        auto gamg = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        const std::vector<double> b = referenceSource(p);
+        for (GamgSmoother s : {GamgSmoother::GaussSeidel, p.symmetric() ? GamgSmoother::DIC : GamgSmoother::DILU})
+        {
+            GamgControls c;
+            c.smoother = s;
+            c.scaleCorrection = p.symmetric();
+            SolverControls controls;
+            controls.tolerance = 1e-9;
+            std::vector<double> psi(p.nCells, 0.0);
+            const SolveResult r = gamg->solve(psi.data(), b.data(), controls, c, Coupling());
+            EXPECT_TRUE(r.converged);
+            EXPECT_LT(r.finalResidual, 1e-9);
+            EXPECT_GT(r.nIterations, 1);
+            EXPECT_LT(r.nIterations, 100);
+            // the residual it reports is that of the psi it returns (normalised at the start:
+            // psi = 0, A psi = 0)
+            const std::vector<double> Ax = referenceAmul(p, psi);
+            double sum = 0;
+            for (int i = 0; i < p.nCells; ++i)
+            {
+                sum += std::abs(b[i] - Ax[i]);
+            }
+            const std::vector<double> zero(p.nCells, 0.0);
+            EXPECT_NEAR(sum/referenceNormFactor(p, zero, zero, b), r.finalResidual, 1e-12*r.finalResidual);
+        }
+    }
+}
+
+} // namespace gpuLdu::test
