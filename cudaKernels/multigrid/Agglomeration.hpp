@@ -228,7 +228,7 @@ class Agglomeration
 public:
     //- From the fine addressing and the step's maps, validated: every fine cell in a coarse
     //  cell, every coarse cell with fine cells, every fine face either inside one coarse cell
-    //  or on the coarse face between its cells' coarse cells (flipped as faceFlipMap says)
+    //  or on the coarse face between its cells' coarse cells
     Agglomeration(const LduAddressingView& fine, const GamgLevelView& level)
     :
         nFine_(fine.nCells),
@@ -268,9 +268,11 @@ public:
                 valid = F < nCoarseFaces_;
                 if (valid)
                 {
+                    // OpenFOAM's flip map is taken as it is: after merged levels (mergeLevels
+                    // > 1, GAMGAgglomeration::combineLevels) it holds the last level's flips
                     const int lF = level.coarse.lower[F];
                     const int uF = level.coarse.upper[F];
-                    valid = level.faceFlipMap[f] ? (lF == cu && uF == cl) : (lF == cl && uF == cu);
+                    valid = (lF == cu && uF == cl) || (lF == cl && uF == cu);
                 }
             }
             if (!valid)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark: tutorials/cavity3D (icoFoam, N^3 cells, K time steps) with native PCG, native GAMG
-# (for p) and the plugin's PCGGPU, with the chosen preconditioner and with diagonal, all under
+# (for p), the plugin's PCGGPU, with the chosen preconditioner and with diagonal, and the
+# plugin's GAMGGPU (GaussSeidel, one rank), all under
 # OpenFOAM's profiling. Prints one table: p solves, p iterations (from
 # the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
@@ -193,7 +194,32 @@ sed -i '/^\s*p\(Final\)\?\s*$/,/}/ { /preconditioner/d; s/^\(\s*solver\s\+\)\S\+
     || { echo "FAIL: could not set GAMG in $gamg/system/fvSolution" >&2; exit 1; }
 runIcoFoam "$gamg" "native GAMG"
 
+# GAMGGPU (OpenFOAM's GAMG on the device, GaussSeidel as the native GAMG run) on one rank (it does
+# not take processor patches yet): the native GAMG run's dictionaries, undecomposed; once as it
+# is and once with the debug switch that times the V-cycles' parts (synchronising the device)
+gamgGpu=$work/gamgGpu
+mkdir -p "$gamgGpu/constant"
+cp -r "$gamg/0" "$gamg/system" "$gamgGpu/"
+cp -r "$gamg/constant/." "$gamgGpu/constant/"
+sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*solver\s\+\)GAMG\s*;/\1GAMGGPU;\n        executor        $executor;/" \
+    "$gamgGpu/system/fvSolution"
+grep -q '^libs' "$gamgGpu/system/controlDict" || sed -i 's/^application.*/&\nlibs ("libgpuLduSolvers.so");/' "$gamgGpu/system/controlDict"
+[ "$(grep -cE '^\s*solver\s+GAMGGPU\s*;' "$gamgGpu/system/fvSolution")" -eq 2 ] \
+    || { echo "FAIL: could not set GAMGGPU in $gamgGpu/system/fvSolution" >&2; exit 1; }
+(np=1; runIcoFoam "$gamgGpu" "GAMGGPU executor $executor + GaussSeidel, one rank")
+gamgTimed=$work/gamgGpuTimed
+copyCase "$gamgGpu" "$gamgTimed"
+sed -i 's/^libs.*/&\nDebugSwitches { gpuLduSolver 1; }/' "$gamgTimed/system/controlDict"
+(np=1; runIcoFoam "$gamgTimed" "GAMGGPU executor $executor + GaussSeidel, one rank, parts timed")
+
 read -r nS nI nT nC nE nL nW nU < <(summary "$native")
+read -r xS xI xT _ _ _ xW _ < <(summary "$gamgGpu")
+# the timed run's parts, ms summed over its p-solves: coarse matrices, smoother set-up,
+# smoothing, restriction+prolongation, coarsest; and its own p-solve time
+read -r tCm tSs tSm tTr tCo < <(sed -n 's/^gpuLduSolver: GAMGGPU p: .*coarse matrices \(\S*\) ms, smoother set-up \(\S*\) ms; V-cycles: smoothing \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms/\1 \2 \3 \4 \5/p' \
+    "$gamgTimed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4; e += $5 } END { print a+0, b+0, c+0, d+0, e+0 }')
+read -r tUp < <(sed -n 's/^gpuLduSolver: GAMGGPU p: upload+convert \(\S*\) ms.*/\1/p' "$gamgTimed/log.icoFoam" | awk '{ u += $1 } END { print u+0 }')
+read -r tS tI tT _ < <(summary "$gamgTimed")
 read -r gS gI gT gC gE gL gW gU < <(summary "$gamg")
 read -r pS pI pT pC pE pL pW pU < <(summary "$plugin")
 read -r dS dI dT dC dE dL dW dU < <(summary "$diag")
@@ -214,6 +240,8 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v pHand="$pHand" -v sS=
     -v gS="$gS" -v gI="$gI" -v gT="$gT" -v gE="$gE" -v gL="$gL" -v gW="$gW" -v gU="$gU" \
     -v nU="$nU" -v pU="$pU" -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
     -v dS="$dS" -v dI="$dI" -v dT="$dT" -v dE="$dE" -v dL="$dL" -v dW="$dW" -v dU="$dU" \
+    -v xS="$xS" -v xI="$xI" -v xT="$xT" -v xW="$xW" -v tS="$tS" -v tI="$tI" -v tT="$tT" -v tUp="$tUp" \
+    -v tCm="$tCm" -v tSs="$tSs" -v tSm="$tSm" -v tTr="$tTr" -v tCo="$tCo" \
     -v host="$(hostname)" -v gpu="$(nvidia-smi -L 2>/dev/null | head -n 1 || true)" '
     function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
     BEGIN {
@@ -242,6 +270,12 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v pHand="$pHand" -v sS=
             printf "PCGGPU per p-solve: upload+convert %.3g ms, preconditioner set-up %.3g ms, iterations %.4g ms, hand-over %.3g ms (%.1f%% of the p-solve time); " \
                 "upload+convert+set-up = %.1f%% of the p-solve time; rest (addressing cache built at the first solve, OpenFOAM side) %.4g ms in all\n", \
                 pUp/pS, pSet/pS, pIt/pS, pHand/pS, 100*pHand/(1000*pT), 100*(pUp + pSet)/(1000*pT), other - pHand
+        }
+        if (xS > 0) {
+            printf "GAMGGPU GaussSeidel on one rank: %d p solves, %d V-cycles (native GAMG on %d rank(s): %d), %.5g ms per p-solve, %.4g ms per V-cycle, icoFoam wall %.4g s; native GAMG on %d rank(s) against it: p-solve %s, wall %s\n", \
+                xS, xI, np, gI, 1000*xT/xS, xI ? 1000*xT/xI : 0, xW, np, ratio(gPS, 1000*xT/xS), ratio(gW, xW)
+            printf "GAMGGPU parts timed (another run, the device synchronised between parts: %.5g ms per p-solve): per p-solve upload %.3g ms, coarse matrices %.3g ms, smoother set-up %.3g ms (set-up %.1f%%); per V-cycle smoothing %.4g ms, restriction+prolongation %.4g ms, coarsest %.4g ms\n", \
+                tS ? 1000*tT/tS : 0, tUp/tS, tCm/tS, tSs/tS, 100*(tUp + tCm + tSs)/(1000*tT), tSm/tI, tTr/tI, tCo/tI
         }
         print "p-solve time: profiling fvMatrix::solve.p totalTime (wall, first-solve set-up included);" \
               " icoFoam wall: application::main; PCGGPU diag: the plugin with p preconditioned by diagonal" \

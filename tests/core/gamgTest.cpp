@@ -27,7 +27,6 @@ struct TestLevel
 {
     std::vector<int> restrictAddressing;
     std::vector<int> faceRestrictAddressing;
-    std::vector<char> flip;
     std::vector<int> lower;
     std::vector<int> upper;
     int nCells = 0;
