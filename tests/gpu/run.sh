@@ -106,7 +106,7 @@ step a "core tests (CUDA build)" "$limitA" coreTestsCuda.log "$coreTests" --gtes
     grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTestsCuda.log"; }
 
 step b "integration tests ($executor)" "$limitB" "integration-$executor.log" \
-    bash tests/integration/run.sh "$executor" \
+    bash -c "bash tests/integration/run.sh '$executor' && bash tests/integration/gamg.sh '$executor'" \
     && grep -E '^FAIL|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 30
 
 step c "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh \

@@ -7,6 +7,11 @@
 set -euo pipefail
 
 executor=${1:-cpu}
+# the gpu sums (scaling factors, residuals) in another order: pitzDaily's run
+# then has a solve 2 V-cycles apart from native (2026-11-24, H100); the cavities, cavity3D and
+# the elbow none
+allow=1
+[ "$executor" = gpu ] && allow=2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tutorials=$here/../../tutorials
 work=$(mktemp -d "${TMPDIR:-/tmp}/gamg.XXXXXX")
@@ -42,7 +47,7 @@ gamgCase()
 check()
 {
     local expected=$1 caseDir=$2 out pair
-    if out=$("$here/compareNative.sh" "$caseDir" --executor "$executor" 2>&1); then
+    if out=$("$here/compareNative.sh" "$caseDir" --executor "$executor" --allow "$allow" 2>&1); then
         for pair in $expected; do
             [ "$pair" = - ] || [ "$(echo "$out" | grep "field ${pair%=*}: " | grep -o 'iterations [0-9]*' | head -n 1)" \
                 = "iterations ${pair#*=}" ] \
