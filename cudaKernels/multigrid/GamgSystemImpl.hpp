@@ -97,12 +97,6 @@ class GamgSystemImpl : public GamgSystem
         return int(steps_.size());
     }
 
-    static double seconds(Clock::time_point start)
-    {
-        B::synchronize();
-        return std::chrono::duration<double>(Clock::now() - start).count();
-    }
-
     //- f(), its seconds added to `into` when the solve is timed (the device synchronised)
     template<class F>
     void timed(double& into, const F& f)
@@ -114,7 +108,7 @@ class GamgSystemImpl : public GamgSystem
         }
         const auto start = Clock::now();
         f();
-        into += seconds(start);
+        into += Level::secondsSince(start);
     }
 
     static const double* diag(Level& level)
@@ -423,7 +417,7 @@ public:
         auto start = Clock::now();
         finest.workspace().upload(finest.psi(), {{psi, std::size_t(n)}});
         finest.workspace().upload(finest.source(), {{source, std::size_t(n)}});
-        result.uploadSeconds = seconds(start);
+        result.uploadSeconds = Level::secondsSince(start);
 
         // the coarse matrices (GAMGSolver's constructor) and the smoothers' factors
         start = Clock::now();
@@ -435,27 +429,20 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        times_.coarseMatrices = seconds(start);
+        times_.coarseMatrices = Level::secondsSince(start);
         start = Clock::now();
         for (auto& level : systems_)
         {
             setupSmoother(*level, gamg.smoother);
         }
-        times_.smootherSetup = seconds(start);
+        times_.smootherSetup = Level::secondsSince(start);
         result.setupSeconds = times_.coarseMatrices + times_.smootherSetup;
 
         start = Clock::now();
         DeviceScalars<B> sums(finest.workspace(), coupling, finest.parts());
         double* Apsi = ptr(Apsi_);
         double* residual = ptr(finestResidual_);
-        finest.amul(Apsi, finest.psi(), coupling);
-        const double normFactor = finest.normFactor(Apsi, sums, coupling);
-        forEach<B>(0, n, detail::Residual{finest.source(), Apsi, residual});
-        result.initialResidual = sums.gSum(detail::SumMag{residual})/normFactor;
-        result.finalResidual = result.initialResidual;
-        result.nonFinite = !std::isfinite(result.initialResidual);
-        result.converged =
-            !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
+        const double normFactor = finest.startSolve(Apsi, residual, sums, controls, coupling, result);
 
         if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {
@@ -472,7 +459,7 @@ public:
         }
 
         finest.workspace().download(psi, finest.psi(), n);
-        result.iterateSeconds = seconds(start);
+        result.iterateSeconds = Level::secondsSince(start);
         return result;
     }
 };

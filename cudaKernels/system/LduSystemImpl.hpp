@@ -87,13 +87,6 @@ private:
         return int(ifCells_.size());
     }
 
-    //- Seconds since start, after the device has finished its queue
-    static double secondsSince(std::chrono::steady_clock::time_point start)
-    {
-        B::synchronize();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-
     //- y = (A or A^T) x without interfaces, in the format in use; val: CSR values
     void spmv(double* y, const double* x, const Vector<double>& val, const typename FormattedPattern<B>::Values& formatted)
     {
@@ -189,6 +182,16 @@ private:
                 ptr(dcRows_), ptr(dcStart_), ptr(dcCols_), ptr(dcCoeffs_) + (transposed ? nTerms : 0), x, y});
         }
         host(InterfacePhase::late);
+    }
+
+    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
+    //  sum(|Apsi - sumA*xRef| + |source - sumA*xRef|) + 1e-20, xRef the mean of psi
+    double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
+    {
+        forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
+        subtractInterfaces(ptr(sumA_), nullptr, false, coupling);
+        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/sums.gCount();
+        return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
     }
 
     //- A x and A^T x of this system with a coupling's interfaces, as the loops see them
@@ -446,14 +449,28 @@ public:
         return ms[ms.size()/2];
     }
 
-    //- OpenFOAM's normFactor for the current psi_, given Apsi = A psi_:
-    //  sum(|Apsi - sumA*xRef| + |source - sumA*xRef|) + 1e-20, xRef the mean of psi
-    double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
+    //- Seconds since start, after the device has finished its queue
+    static double secondsSince(std::chrono::steady_clock::time_point start)
     {
-        forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
-        subtractInterfaces(ptr(sumA_), nullptr, false, coupling);
-        const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/sums.gCount();
-        return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
+        B::synchronize();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    //- The start every solve shares (OpenFOAM's Krylov solvers and GAMGSolver::solve):
+    //  Apsi = A psi, r = source - Apsi, OpenFOAM's normFactor (returned), the initial residual
+    //  into result, and whether it is already converged or not finite
+    double startSolve(double* Apsi, double* r, DeviceScalars<B>& sums, const SolverControls& controls,
+                      const Coupling& coupling, SolveResult& result)
+    {
+        amul(Apsi, ptr(psi_), coupling);
+        forEach<B>(0, n(), detail::Residual{ptr(source_), Apsi, r});
+        const double normFactor = this->normFactor(Apsi, sums, coupling);
+        result.initialResidual = sums.gSum(detail::SumMag{r})/normFactor;
+        result.finalResidual = result.initialResidual;
+        result.nonFinite = !std::isfinite(result.initialResidual);
+        result.converged =
+            !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
+        return normFactor;
     }
 
     //- psi and source of solve on the backend (solveResident works on them)
@@ -474,8 +491,8 @@ public:
     }
 
     //- A solve on the backend: psi() is the initial guess on entry and the solution on exit.
-    //  The start all three loops share: rA = source - A psi, normFactor, the initial residual;
-    //  then the loop unless already converged.
+    //  The start (rA = source - A psi, normFactor, the initial residual), then the loop unless
+    //  already converged.
     SolveResult solveResident(
         KrylovMethod method,
         const SolverControls& controls,
@@ -487,14 +504,7 @@ public:
 
         // rA = source - A psi
         DeviceScalars<B> sums(ws_, coupling, partStarts_);
-        amul(ptr(wA_), ptr(psi_), coupling);
-        forEach<B>(0, n(), detail::Residual{ptr(source_), ptr(wA_), ptr(rA_)});
-        const double normFactor = this->normFactor(ptr(wA_), sums, coupling);
-        result.initialResidual = sums.gSum(detail::SumMag{ptr(rA_)})/normFactor;
-        result.finalResidual = result.initialResidual;
-        result.nonFinite = !std::isfinite(result.initialResidual);
-        result.converged =
-            !result.nonFinite && isConverged(result.finalResidual, result.initialResidual, controls);
+        const double normFactor = startSolve(ptr(wA_), ptr(rA_), sums, controls, coupling, result);
 
         if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {

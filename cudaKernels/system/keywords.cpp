@@ -138,22 +138,21 @@ auto valueOf(const Table& table, const std::string& name, const std::string& wha
 
 const auto all = [](const auto&) { return true; };
 
-//- Whether OpenFOAM's table of a method on such a matrix holds a preconditioner (ILU0 added)
-auto takenBy(KrylovMethod method, bool symmetric)
-{
-    return [=](const PreconditionerKeyword& p)
-    {
-        return methodTakes(method, symmetric)
-            && (p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric);
-    };
-}
-
 //- Whether a keyword of a table with `takes` is valid on such a matrix
 auto takenOn(bool symmetric)
 {
     return [=](const auto& p)
     {
         return p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric;
+    };
+}
+
+//- Whether OpenFOAM's table of a method on such a matrix holds a preconditioner (ILU0 added)
+auto takenBy(KrylovMethod method, bool symmetric)
+{
+    return [=](const PreconditionerKeyword& p)
+    {
+        return methodTakes(method, symmetric) && takenOn(symmetric)(p);
     };
 }
 
