@@ -10,11 +10,15 @@
 #define GPULDU_GAMGSYSTEMIMPL_HPP
 
 #include "multigrid/Agglomeration.hpp"
+#include "multigrid/JacobiSmoothers.hpp"
 #include "multigrid/SmootherRows.hpp"
 #include "system/LduSystemImpl.hpp"
 
 #include <thrust/copy.h>
 #include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,10 +37,12 @@ GPULDU_HD inline double stabilise(double s, double small)
     return s >= 0 ? s + small : s - small;
 }
 
-//- GAMGSolver::scale's update: field = sf*field + (source - sf*Acf)/D
+//- GAMGSolver::scale's update: field = sf*field + (source - sf*Acf)/D, with
+//  sf = sums[0]/stabilise(sums[1], VSMALL) from the sums left on the backend (no wait for the
+//  host)
 struct ScaleCorrection
 {
-    double sf;
+    const double* sums;
     const double* source;
     const double* Acf;
     const double* D;
@@ -44,6 +50,7 @@ struct ScaleCorrection
 
     GPULDU_HD void operator()(int i) const
     {
+        const double sf = sums[0]/stabilise(sums[1], 1e-300);
         field[i] = sf*field[i] + (source[i] - sf*Acf[i])/D[i];
     }
 };
@@ -74,6 +81,8 @@ class GamgSystemImpl : public GamgSystem
     //  steps_[k]. OpenFOAM's coarseCorrFields[k] and coarseSources[k] live on systems_[k + 1]
     std::vector<std::unique_ptr<Level>> systems_;
     std::vector<Agglomeration<B>> steps_;
+    //- Per level: the Gershgorin bound of D^-1 A (the Chebyshev smoother's)
+    std::vector<double> chebyshevBound_;
     std::vector<Vector<double>> corr_;
     std::vector<Vector<double>> src_;
     bool symmetric_ = true;
@@ -116,9 +125,10 @@ class GamgSystemImpl : public GamgSystem
         return level.lduValues();
     }
 
-    //- OpenFOAM's smoother on a level: nSweeps sweeps of psi towards A psi = b
-    void smooth(Level& level, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
+    //- The smoother on level k (0 the finest): nSweeps sweeps of psi towards A psi = b
+    void smooth(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
     {
+        Level& level = *systems_[k];
         switch (smoother)
         {
             case GamgSmoother::GaussSeidel:
@@ -136,6 +146,39 @@ class GamgSystemImpl : public GamgSystem
                 incompleteFactor(level, psi, b, nSweeps);
                 gaussSeidel(level, psi, b, nSweeps, false);
                 break;
+            case GamgSmoother::l1Jacobi:
+            case GamgSmoother::Chebyshev:
+                jacobiLike(k, smoother, psi, b, nSweeps);
+                break;
+        }
+    }
+
+    //- The plugin's l1Jacobi and Chebyshev smoothers (JacobiSmoothers.hpp): each sweep reads
+    //  one vector and writes the other of psi and a work vector; the last written is psi's
+    void jacobiLike(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
+    {
+        const Level& level = *systems_[k];
+        const CsrMatrix<B>& A = level.matrix();
+        const int n = level.n();
+        double* x = psi;
+        double* xNew = ptr(smootherWork_[0]);
+        const ChebyshevCoefficients c(chebyshevBound_[k], smoother == GamgSmoother::Chebyshev ? nSweeps : 0);
+        for (int sweep = 0; sweep < nSweeps; ++sweep)
+        {
+            if (smoother == GamgSmoother::l1Jacobi)
+            {
+                forEach<B>(0, n, detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, x, xNew});
+            }
+            else
+            {
+                forEach<B>(0, n, detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, x,
+                                                      ptr(smootherWork_[1]), xNew, c.cd[sweep], c.cr[sweep]});
+            }
+            std::swap(x, xNew);
+        }
+        if (x != psi)
+        {
+            thrust::copy_n(B::policy(), x, n, psi);
         }
     }
 
@@ -189,10 +232,9 @@ class GamgSystemImpl : public GamgSystem
     {
         level.amul(Acf, field, coupling);
         DeviceScalars<B> sums(level.workspace(), coupling, level.parts());
-        const double num = sums.gSum(detail::Dot{source, field});
-        const double denom = sums.gSum(detail::Dot{Acf, field});
-        const double sf = num/detail::stabilise(denom, 1e-300);
-        forEach<B>(0, level.n(), detail::ScaleCorrection{sf, source, Acf, diag(level), field});
+        sums.sumInto(detail::Dot{source, field}, 0);
+        sums.sumInto(detail::Dot{Acf, field}, 1);
+        forEach<B>(0, level.n(), detail::ScaleCorrection{sums.values(), source, Acf, diag(level), field});
     }
 
     //- GAMGSolver::interpolate: psi = -(off-diagonal part of A psi)/D, then (with a coarser
@@ -208,12 +250,28 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
-    //- A smoother's numeric set-up on a level: the DIC/DILU factor, where it has one
-    void setupSmoother(Level& level, GamgSmoother smoother)
+    //- A smoother's numeric set-up on level k: the DIC/DILU factor, where it has one; the
+    //  Gershgorin bound of D^-1 A for Chebyshev
+    void setupSmoother(int k, GamgSmoother smoother)
     {
-        if (smoother != GamgSmoother::GaussSeidel && smoother != GamgSmoother::symGaussSeidel)
+        Level& level = *systems_[k];
+        switch (smoother)
         {
-            level.preconditioners().setup(symmetric_ ? Preconditioner::DIC : Preconditioner::DILU);
+            case GamgSmoother::GaussSeidel:
+            case GamgSmoother::symGaussSeidel:
+            case GamgSmoother::l1Jacobi:
+                break;
+            case GamgSmoother::Chebyshev:
+            {
+                const CsrMatrix<B>& A = level.matrix();
+                chebyshevBound_[k] = thrust::transform_reduce(
+                    B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(level.n()),
+                    detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val)},
+                    0.0, thrust::maximum<double>());
+                break;
+            }
+            default:
+                level.preconditioners().setup(symmetric_ ? Preconditioner::DIC : Preconditioner::DILU);
         }
     }
 
@@ -237,7 +295,7 @@ class GamgSystemImpl : public GamgSystem
                 thrust::fill_n(B::policy(), ptr(corr_[k]), level.n(), 0.0);
                 timed(times_.smoothing, [&]
                 {
-                    smooth(level, c.smoother, ptr(corr_[k]), ptr(src_[k]),
+                    smooth(k + 1, c.smoother, ptr(corr_[k]), ptr(src_[k]),
                            std::min(c.nPreSweeps + c.preSweepsLevelMultiplier*k, c.maxPreSweeps));
                 });
                 timed(times_.transfer, [&]
@@ -280,7 +338,7 @@ class GamgSystemImpl : public GamgSystem
             });
             timed(times_.smoothing, [&]
             {
-                smooth(level, c.smoother, ptr(corr_[k]), ptr(src_[k]),
+                smooth(k + 1, c.smoother, ptr(corr_[k]), ptr(src_[k]),
                        std::min(c.nPostSweeps + c.postSweepsLevelMultiplier*k, c.maxPostSweeps));
             });
         }
@@ -298,7 +356,7 @@ class GamgSystemImpl : public GamgSystem
             }
             forEach<B>(0, finest.n(), detail::AddTo{ptr(finestCorrection_), psi});
         });
-        timed(times_.smoothing, [&] { smooth(finest, c.smoother, psi, source, c.nFinestSweeps); });
+        timed(times_.finestSmoothing, [&] { smooth(0, c.smoother, psi, source, c.nFinestSweeps); });
     }
 
     //- GAMGSolver::solveCoarsestLevel: from a zero correction, OpenFOAM's PCG with DIC
@@ -337,6 +395,7 @@ public:
             systems_.push_back(std::make_unique<Level>(level.coarse));
             finer = level.coarse;
         }
+        chebyshevBound_.assign(systems_.size(), 0.0);
         for (int k = 0; k < nCoarse(); ++k)
         {
             corr_.emplace_back(systems_[k + 1]->n());
@@ -385,10 +444,10 @@ public:
     {
         Level& finest = *systems_[0];
         const std::size_t n = finest.n();
-        setupSmoother(finest, smoother);
+        setupSmoother(0, smoother);
         finest.workspace().upload(finest.psi(), {{psi, n}});
         finest.workspace().upload(finest.source(), {{b, n}});
-        smooth(finest, smoother, finest.psi(), finest.source(), nSweeps);
+        smooth(0, smoother, finest.psi(), finest.source(), nSweeps);
         finest.workspace().download(psi, finest.psi(), n);
     }
 
@@ -431,9 +490,9 @@ public:
         }
         times_.coarseMatrices = Level::secondsSince(start);
         start = Clock::now();
-        for (auto& level : systems_)
+        for (int k = 0; k <= nCoarse(); ++k)
         {
-            setupSmoother(*level, gamg.smoother);
+            setupSmoother(k, gamg.smoother);
         }
         times_.smootherSetup = Level::secondsSince(start);
         result.setupSeconds = times_.coarseMatrices + times_.smootherSetup;

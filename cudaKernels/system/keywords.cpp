@@ -75,7 +75,7 @@ struct SmootherKeyword
 };
 
 //- OpenFOAM's smoother tables (lduMatrix::smoother's symMatrix and asymMatrix constructor
-//  tables), in OpenFOAM's alphabetical listing order
+//  tables), in OpenFOAM's alphabetical listing order, then the plugin's own
 const SmootherKeyword smootherTable[] =
 {
     {GamgSmoother::DIC, "DIC", Takes::symmetric},
@@ -85,7 +85,9 @@ const SmootherKeyword smootherTable[] =
     {GamgSmoother::DIC, "FDIC", Takes::symmetric},
     {GamgSmoother::GaussSeidel, "GaussSeidel", Takes::both},
     {GamgSmoother::GaussSeidel, "nonBlockingGaussSeidel", Takes::both},
-    {GamgSmoother::symGaussSeidel, "symGaussSeidel", Takes::both}
+    {GamgSmoother::symGaussSeidel, "symGaussSeidel", Takes::both},
+    {GamgSmoother::l1Jacobi, "l1Jacobi", Takes::both},
+    {GamgSmoother::Chebyshev, "Chebyshev", Takes::both}
 };
 
 //- The names of a table's entries that pass `keep`, in table order
@@ -226,6 +228,11 @@ std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric
 Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric)
 {
     return valueOf(preconditionerTable, name, "preconditioner", takenBy(method, symmetric));
+}
+
+bool isOpenFOAMs(GamgSmoother smoother)
+{
+    return smoother != GamgSmoother::l1Jacobi && smoother != GamgSmoother::Chebyshev;
 }
 
 std::vector<std::string> smootherNames(bool symmetric)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark: tutorials/cavity3D (icoFoam, N^3 cells, K time steps) with native PCG, native GAMG
 # (for p), the plugin's PCGGPU, with the chosen preconditioner and with diagonal, and the
-# plugin's GAMGGPU (GaussSeidel, one rank), all under
+# plugin's GAMGGPU (one rank; GaussSeidel, Chebyshev, l1Jacobi), all under
 # OpenFOAM's profiling. Prints one table: p solves, p iterations (from
 # the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
@@ -194,9 +194,11 @@ sed -i '/^\s*p\(Final\)\?\s*$/,/}/ { /preconditioner/d; s/^\(\s*solver\s\+\)\S\+
     || { echo "FAIL: could not set GAMG in $gamg/system/fvSolution" >&2; exit 1; }
 runIcoFoam "$gamg" "native GAMG"
 
-# GAMGGPU (OpenFOAM's GAMG on the device, GaussSeidel as the native GAMG run) on one rank (it does
-# not take processor patches yet): the native GAMG run's dictionaries, undecomposed; once as it
-# is and once with the debug switch that times the V-cycles' parts (synchronising the device)
+# GAMGGPU (OpenFOAM's GAMG on the device) on one rank (it does not take processor patches yet):
+# the native GAMG run's dictionaries, undecomposed, with GaussSeidel as the native GAMG run and with
+# the plugin's own smoothers Chebyshev and l1Jacobi; each with the debug switch that logs every
+# solve's time and one-off set-up (gpuLduSolver 1), and GaussSeidel and Chebyshev once more with
+# the V-cycle's parts timed (gpuLduSolver 2, which synchronises the device between parts)
 gamgGpu=$work/gamgGpu
 mkdir -p "$gamgGpu/constant"
 cp -r "$gamg/0" "$gamg/system" "$gamgGpu/"
@@ -206,20 +208,53 @@ sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*solver\s\+\)GAMG\s*;/\1GAMGGPU;\n    
 grep -q '^libs' "$gamgGpu/system/controlDict" || sed -i 's/^application.*/&\nlibs ("libgpuLduSolvers.so");/' "$gamgGpu/system/controlDict"
 [ "$(grep -cE '^\s*solver\s+GAMGGPU\s*;' "$gamgGpu/system/fvSolution")" -eq 2 ] \
     || { echo "FAIL: could not set GAMGGPU in $gamgGpu/system/fvSolution" >&2; exit 1; }
-(np=1; runIcoFoam "$gamgGpu" "GAMGGPU executor $executor + GaussSeidel, one rank")
-gamgTimed=$work/gamgGpuTimed
-copyCase "$gamgGpu" "$gamgTimed"
-sed -i 's/^libs.*/&\nDebugSwitches { gpuLduSolver 1; }/' "$gamgTimed/system/controlDict"
-(np=1; runIcoFoam "$gamgTimed" "GAMGGPU executor $executor + GaussSeidel, one rank, parts timed")
+
+# runGamgGpu <smoother> <debug level>: GAMGGPU with that smoother for p and pFinal in
+# $work/gamgGpu-<smoother>-<debug level>
+runGamgGpu()
+{
+    local dir=$work/gamgGpu-$1-$2
+    copyCase "$gamgGpu" "$dir"
+    sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*smoother\s\+\)\S\+\s*;/\1$1;/" "$dir/system/fvSolution"
+    [ "$(grep -cE "^\s*smoother\s+$1\s*;" "$dir/system/fvSolution")" -eq 2 ] \
+        || { echo "FAIL: could not set smoother $1 in $dir/system/fvSolution" >&2; exit 1; }
+    sed -i "s/^libs.*/&\nDebugSwitches { gpuLduSolver $2; }/" "$dir/system/controlDict"
+    (np=1; runIcoFoam "$dir" "GAMGGPU executor $executor + $1, one rank, gpuLduSolver $2")
+}
+smoothers="GaussSeidel Chebyshev l1Jacobi"
+for s in $smoothers; do runGamgGpu "$s" 1; done
+for s in GaussSeidel Chebyshev; do runGamgGpu "$s" 2; done
+
+# gamgLine <smoother>: one line of the GAMGGPU table from its runs' logs and profiling
+gamgLine()
+{
+    local run=$work/gamgGpu-$1-1 timed=$work/gamgGpu-$1-2 S I T W
+    read -r S I T _ _ _ W _ < <(summary "$run")
+    # per solve: "solve X ms: agglomeration A ms, level systems L ms, upload U ms, coarse
+    # matrices C ms, smoother set-up M ms, V-cycles V ms"
+    sed -n 's/^gpuLduSolver: GAMGGPU p: .*, solve \(\S*\) ms: agglomeration \(\S*\) ms, level systems \(\S*\) ms, upload \(\S*\) ms, coarse matrices \(\S*\) ms, smoother set-up \(\S*\) ms.*/\1 \2 \3 \4 \5 \6/p' \
+        "$run/log.icoFoam" > "$run/solves.txt"
+    # per timed run: V-cycle parts summed over its solves
+    local parts
+    parts=$([ -f "$timed/log.icoFoam" ] && sed -n 's/^gpuLduSolver: GAMGGPU p: V-cycles: smoothing finest \(\S*\) ms, coarse \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms/\1 \2 \3 \4/p' \
+        "$timed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a+0, b+0, c+0, d+0 }' || echo "0 0 0 0")
+    local tI=0
+    [ -f "$timed/log.icoFoam" ] && read -r _ tI _ < <(summary "$timed")
+    awk -v name="$1" -v S="$S" -v I="$I" -v T="$T" -v W="$W" -v gPS="$gPS" -v gI="$gI" -v gS="$gS" -v parts="$parts" -v tI="$tI" '
+        function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
+        { n++; if (n == 1) { first = $1; agg = $2; sys = $3 } else { later += $1 }
+          up += $4; cm += $5; ss += $6 }
+        END {
+            steady = n > 1 ? later/(n - 1) : 0
+            split(parts, p, " ")
+            printf "%-12s %7d %9d %10.5g %10.4g %10.5g %10.5g %9.4g %9.4g %7.1f%% %7s %7s %7.4g %7.4g %7.4g %7.4g %8.4g\n", \
+                name, S, I, 1000*T/S, 1000*T/I, steady, first, agg, sys, 100*(up + cm + ss)/(1000*T), \
+                ratio(gPS, 1000*T/S), ratio(gPS, steady), \
+                tI ? p[1]/tI : 0, tI ? p[2]/tI : 0, tI ? p[3]/tI : 0, tI ? p[4]/tI : 0, W
+        }' "$run/solves.txt"
+}
 
 read -r nS nI nT nC nE nL nW nU < <(summary "$native")
-read -r xS xI xT _ _ _ xW _ < <(summary "$gamgGpu")
-# the timed run's parts, ms summed over its p-solves: coarse matrices, smoother set-up,
-# smoothing, restriction+prolongation, coarsest; and its own p-solve time
-read -r tCm tSs tSm tTr tCo < <(sed -n 's/^gpuLduSolver: GAMGGPU p: .*coarse matrices \(\S*\) ms, smoother set-up \(\S*\) ms; V-cycles: smoothing \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms/\1 \2 \3 \4 \5/p' \
-    "$gamgTimed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4; e += $5 } END { print a+0, b+0, c+0, d+0, e+0 }')
-read -r tUp < <(sed -n 's/^gpuLduSolver: GAMGGPU p: upload+convert \(\S*\) ms.*/\1/p' "$gamgTimed/log.icoFoam" | awk '{ u += $1 } END { print u+0 }')
-read -r tS tI tT _ < <(summary "$gamgTimed")
 read -r gS gI gT gC gE gL gW gU < <(summary "$gamg")
 read -r pS pI pT pC pE pL pW pU < <(summary "$plugin")
 read -r dS dI dT dC dE dL dW dU < <(summary "$diag")
@@ -240,8 +275,6 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v pHand="$pHand" -v sS=
     -v gS="$gS" -v gI="$gI" -v gT="$gT" -v gE="$gE" -v gL="$gL" -v gW="$gW" -v gU="$gU" \
     -v nU="$nU" -v pU="$pU" -v pS="$pS" -v pI="$pI" -v pT="$pT" -v pE="$pE" -v pL="$pL" -v pW="$pW" -v date="$(date -u +%FT%TZ)" \
     -v dS="$dS" -v dI="$dI" -v dT="$dT" -v dE="$dE" -v dL="$dL" -v dW="$dW" -v dU="$dU" \
-    -v xS="$xS" -v xI="$xI" -v xT="$xT" -v xW="$xW" -v tS="$tS" -v tI="$tI" -v tT="$tT" -v tUp="$tUp" \
-    -v tCm="$tCm" -v tSs="$tSs" -v tSm="$tSm" -v tTr="$tTr" -v tCo="$tCo" \
     -v host="$(hostname)" -v gpu="$(nvidia-smi -L 2>/dev/null | head -n 1 || true)" '
     function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
     BEGIN {
@@ -271,16 +304,24 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v pHand="$pHand" -v sS=
                 "upload+convert+set-up = %.1f%% of the p-solve time; rest (addressing cache built at the first solve, OpenFOAM side) %.4g ms in all\n", \
                 pUp/pS, pSet/pS, pIt/pS, pHand/pS, 100*pHand/(1000*pT), 100*(pUp + pSet)/(1000*pT), other - pHand
         }
-        if (xS > 0) {
-            printf "GAMGGPU GaussSeidel on one rank: %d p solves, %d V-cycles (native GAMG on %d rank(s): %d), %.5g ms per p-solve, %.4g ms per V-cycle, icoFoam wall %.4g s; native GAMG on %d rank(s) against it: p-solve %s, wall %s\n", \
-                xS, xI, np, gI, 1000*xT/xS, xI ? 1000*xT/xI : 0, xW, np, ratio(gPS, 1000*xT/xS), ratio(gW, xW)
-            printf "GAMGGPU parts timed (another run, the device synchronised between parts: %.5g ms per p-solve): per p-solve upload %.3g ms, coarse matrices %.3g ms, smoother set-up %.3g ms (set-up %.1f%%); per V-cycle smoothing %.4g ms, restriction+prolongation %.4g ms, coarsest %.4g ms\n", \
-                tS ? 1000*tT/tS : 0, tUp/tS, tCm/tS, tSs/tS, 100*(tUp + tCm + tSs)/(1000*tT), tSm/tI, tTr/tI, tCo/tI
-        }
         print "p-solve time: profiling fvMatrix::solve.p totalTime (wall, first-solve set-up included);" \
               " icoFoam wall: application::main; PCGGPU diag: the plugin with p preconditioned by diagonal" \
               " (its own iteration count; the ratios are against PCGGPU " pc ")"
     }')
+gPS=$(awk -v t="$gT" -v s="$gS" 'BEGIN { print s ? 1000*t/s : 0 }')
+gamgTable=$(
+    printf "GAMGGPU one rank, executor %s, against native GAMG GaussSeidel on %d rank(s) (%d p solves, %d V-cycles, %.5g ms per p-solve, first solve's agglomeration included):\n" \
+        "$executor" "$np" "$gS" "$gI" "$gPS"
+    printf "%-12s %7s %9s %10s %10s %10s %10s %9s %9s %8s %7s %7s %7s %7s %7s %7s %8s\n" smoother "solves" "V-cycles" "ms/solve" "ms/Vcycle" \
+        "steady ms" "first ms" "agglom ms" "levels ms" "set-up" "GAMG/x" "steady" "smFine" "smCoarse" "transfer" "coarsest" "wall s"
+    for s in $smoothers; do gamgLine "$s"; done
+    echo "ms/solve, ms/Vcycle: profiling fvMatrix::solve.p (all solves, first included); steady ms: the plugin's own time of the solves after the first;" \
+         "first ms: the first solve, of which agglom ms (OpenFOAM's GAMGAgglomeration, one core) and levels ms (the level systems built);" \
+         "set-up: upload + coarse matrices + smoother set-up, share of the p-solve time; GAMG/x: native GAMG's ms per p-solve over this one's," \
+         "steady: over the steady ms; smFine .. coarsest: ms per V-cycle of another run with the parts timed (device synchronised)"
+)
+table="$table
+$gamgTable"
 echo "$table"
 if [ -n "${OUT:-}" ]; then
     mkdir -p "$OUT"

@@ -310,6 +310,74 @@ inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vec
     }
 }
 
+//- The plugin's own smoothers from their definitions (multigrid/JacobiSmoothers.hpp), on the
+//  faces: l1Jacobi; Chebyshev in the three-term form of the Chebyshev polynomials' values
+//  c_k = T_k(sigma) (c_0 = 1, c_1 = sigma, c_{k+1} = 2 sigma c_k - c_{k-1}):
+//      x_1 = x_0 + r_0/theta,
+//      x_{k+1} = x_k + 2 c_k/(c_{k+1} delta) r_k + c_{k-1}/c_{k+1} (x_k - x_{k-1})
+//  with r_k = D^-1 (b - A x_k): another form of the same iteration than the one the solver runs
+inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, std::vector<double>& psi,
+                                  const std::vector<double>& b, int nSweeps)
+{
+    const int n = p.nCells;
+    std::vector<double> offMag(n, 0.0);
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        offMag[p.lower[f]] += std::abs(p.upperCoeffs[f]);
+        offMag[p.upper[f]] += std::abs(p.lowerOrUpper()[f]);
+    }
+    const auto residual = [&](const std::vector<double>& x)
+    {
+        std::vector<double> r = referenceAmul(p, x);
+        for (int c = 0; c < n; ++c)
+        {
+            r[c] = b[c] - r[c];
+        }
+        return r;
+    };
+    if (smoother == GamgSmoother::l1Jacobi)
+    {
+        for (int s = 0; s < nSweeps; ++s)
+        {
+            const std::vector<double> r = residual(psi);
+            for (int c = 0; c < n; ++c)
+            {
+                const double D = p.diag[c];
+                psi[c] += r[c]/(D > 0 ? D + offMag[c] : D - offMag[c]);
+            }
+        }
+        return;
+    }
+    double beta = 0;
+    for (int c = 0; c < n; ++c)
+    {
+        beta = std::max(beta, 1 + offMag[c]/std::abs(p.diag[c]));
+    }
+    const double alpha = ChebyshevCoefficients::lowerFraction*beta;
+    const double theta = (beta + alpha)/2, delta = (beta - alpha)/2, sigma = theta/delta;
+    double cPrev = 1, c = sigma;
+    std::vector<double> xPrev = psi;
+    for (int k = 0; k < nSweeps; ++k)
+    {
+        std::vector<double> r = residual(psi);
+        const double cNext = 2*sigma*c - cPrev;
+        for (int i = 0; i < n; ++i)
+        {
+            r[i] /= p.diag[i];
+            const double step = k == 0
+                ? r[i]/theta
+                : 2*c/(cNext*delta)*r[i] + cPrev/cNext*(psi[i] - xPrev[i]);
+            xPrev[i] = psi[i];
+            psi[i] += step;
+        }
+        if (k > 0)
+        {
+            cPrev = c;
+            c = cNext;
+        }
+    }
+}
+
 //- The matrix of a coarse level (referenceCoarseMatrix) as a problem of its own
 inline LduProblem coarseProblem(const LduProblem& p, const TestLevel& t)
 {
@@ -355,6 +423,82 @@ TYPED_TEST(GamgTest, SmoothersAreOpenFOAMs)
     }
 }
 
+TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
+{
+    for (const LduProblem& fine : {poisson3D(12, 9, 7, 6, -1), asymmetric(12, 9, 7, 7)})
+    {
+        const TestLevel t = agglomerate(fine.addressing(), 8);
+        const LduProblem p = coarseProblem(fine, t);
+        const TestLevel t2 = agglomerate(p.addressing(), 9);
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), {t2.view()});
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        const std::vector<double> b = randomVector(p.nCells, 10);
+        for (GamgSmoother s : {GamgSmoother::l1Jacobi, GamgSmoother::Chebyshev})
+        {
+            // odd and even numbers of sweeps: the result lands in psi either way
+            for (int nSweeps : {1, 2, 3, 4})
+            {
+                std::vector<double> expected = randomVector(p.nCells, 11);
+                std::vector<double> psi = expected;
+                referenceJacobiSmooth(p, s, expected, b, nSweeps);
+                gamg.smoothFinest(s, psi.data(), b.data(), nSweeps);
+                double maxDiff = 0, maxMag = 0;
+                for (int i = 0; i < p.nCells; ++i)
+                {
+                    maxDiff = std::max(maxDiff, std::abs(psi[i] - expected[i]));
+                    maxMag = std::max(maxMag, std::abs(expected[i]));
+                }
+                EXPECT_LT(maxDiff, 1e-12*maxMag) << "smoother " << int(s) << ", " << nSweeps << " sweeps"
+                                                 << (p.symmetric() ? " symmetric" : " asymmetric");
+            }
+        }
+    }
+}
+
+TYPED_TEST(GamgTest, ChebyshevDampsTheUpperSpectrum)
+{
+    // the graph Laplacian of a 10^3 grid (off-diagonal -1, diagonal the number of neighbours):
+    // a checkerboard is an eigenvector of D^-1 A with its largest eigenvalue 2, Gershgorin's
+    // bound. On A x = 0 the smoothed psi is the error: after 3 steps the checkerboard is down
+    // by the polynomial's value at beta, 1/T_3(sigma), and a smooth error barely changes
+    LduProblem p = poisson3D(10, 10, 10, 5);
+    std::fill(p.upperCoeffs.begin(), p.upperCoeffs.end(), -1.0);
+    std::fill(p.diag.begin(), p.diag.end(), 0.0);
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        p.diag[p.lower[f]] += 1;
+        p.diag[p.upper[f]] += 1;
+    }
+    const TestLevel t = agglomerate(p.addressing(), 3);
+    GamgSystemImpl<TypeParam> gamg(p.addressing(), {t.view()});
+    gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+    const std::vector<double> zero(p.nCells, 0.0);
+    std::vector<double> checkerboard(p.nCells), smooth(p.nCells);
+    for (int i = 0; i < p.nCells; ++i)
+    {
+        const int x = i % 10, y = (i/10) % 10, z = i/100;
+        checkerboard[i] = ((x + y + z) % 2) ? 1.0 : -1.0;
+        smooth[i] = std::sin(M_PI*(x + 1)/11)*std::sin(M_PI*(y + 1)/11)*std::sin(M_PI*(z + 1)/11);
+    }
+    const auto norm = [](const std::vector<double>& v)
+    {
+        double s = 0;
+        for (double x : v)
+        {
+            s += x*x;
+        }
+        return std::sqrt(s);
+    };
+    const double sigma = (1 + ChebyshevCoefficients::lowerFraction)/(1 - ChebyshevCoefficients::lowerFraction);
+    const double T3 = 4*sigma*sigma*sigma - 3*sigma;
+    std::vector<double> e = checkerboard;
+    gamg.smoothFinest(GamgSmoother::Chebyshev, e.data(), zero.data(), 3);
+    EXPECT_NEAR(norm(e), norm(checkerboard)/T3, 1e-9*norm(checkerboard));
+    e = smooth;
+    gamg.smoothFinest(GamgSmoother::Chebyshev, e.data(), zero.data(), 3);
+    EXPECT_GT(norm(e), 0.5*norm(smooth));
+}
+
 //- An asymmetric matrix as a transient momentum equation's: the asymmetric test problem with
 //  its diagonal made larger (the time derivative)
 inline LduProblem momentumLike(int nx, int ny, int nz, unsigned seed)
@@ -387,7 +531,8 @@ TYPED_TEST(GamgTest, SolvesToTolerance)
         auto gamg = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
         gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> b = referenceSource(p);
-        for (GamgSmoother s : {GamgSmoother::GaussSeidel, p.symmetric() ? GamgSmoother::DIC : GamgSmoother::DILU})
+        for (GamgSmoother s : {GamgSmoother::GaussSeidel, p.symmetric() ? GamgSmoother::DIC : GamgSmoother::DILU,
+                               GamgSmoother::l1Jacobi, GamgSmoother::Chebyshev})
         {
             GamgControls c;
             c.smoother = s;
@@ -396,7 +541,7 @@ TYPED_TEST(GamgTest, SolvesToTolerance)
             controls.tolerance = 1e-9;
             std::vector<double> psi(p.nCells, 0.0);
             const SolveResult r = gamg->solve(psi.data(), b.data(), controls, c, Coupling());
-            EXPECT_TRUE(r.converged);
+            EXPECT_TRUE(r.converged) << "smoother " << int(s);
             EXPECT_LT(r.finalResidual, 1e-9);
             EXPECT_GT(r.nIterations, 1);
             EXPECT_LT(r.nIterations, 100);

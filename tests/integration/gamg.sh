@@ -3,7 +3,9 @@
 # GAMGGPU against OpenFOAM's GAMG, solve by solve (compareNative.sh): the tutorials with their
 # pressure (or velocity) solver turned into GAMGGPU, each of OpenFOAM's smoothers on at least
 # one case, symmetric and asymmetric matrices, the optional steps of the V-cycle. With the cpu
-# executor every solve line equals native's. Usage: gamg.sh [cpu|gpu]   (default cpu)
+# executor every solve line equals native's. The plugin's own smoothers (l1Jacobi, Chebyshev),
+# which native GAMG does not have: every solve reaches its tolerance, and checkNative with them
+# is refused. Usage: gamg.sh [cpu|gpu]   (default cpu)
 set -euo pipefail
 
 executor=${1:-cpu}
@@ -82,6 +84,66 @@ check - "$(gamgCase cavity3D cavity3D-p 'p|pFinal' GaussSeidel)"
 check - "$(gamgCase elbow elbow-p 'p|pFinal' GaussSeidel)"
 check - "$(gamgCase elbow elbow-p-algebraic 'p|pFinal' DICGaussSeidel 'agglomerator algebraicPair')"
 check - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
+
+# ownSmoother <caseDir> <field regex> <tolerance> <relTol of the 1st, 2nd, ... solve of a time
+# step>: runs the case with the plugin; passes when it ends and every solve of the fields
+# reaches its tolerance (Final residual <= tolerance, or <= relTol * Initial residual)
+# shellcheck source=tests/integration/fvSolutionEdit.sh
+. "$here/fvSolutionEdit.sh"
+ownSmoother()
+{
+    local caseDir=$1 fields=$2 tolerance=$3 relTols=$4 log=$1/log.icoFoam out
+    editFvSolution "$caseDir/system/fvSolution" plugin "$executor" "" > /dev/null
+    if ! (cd "$caseDir" && ./Allrun > log.Allrun 2>&1) || ! grep -q '^End' "$log"; then
+        failed=$((failed + 1))
+        echo "FAIL $(basename "$caseDir"): the run failed, kept $log"
+        return
+    fi
+    if out=$(awk -v fields="^($fields)," -v tol="$tolerance" -v relTols="$relTols" '
+        BEGIN { nRel = split(relTols, rel, " ") }
+        /^Time = / { k = 0 }
+        /^GAMGGPU:  Solving for / && $4 ~ fields {
+            initial = $8; final = $12; sub(/,/, "", initial); sub(/,/, "", final)
+            r = rel[(k++ % nRel) + 1]; n++
+            if (!(final + 0 <= tol || final + 0 <= r*initial)) {
+                printf "FAIL: solve %d (%s): Final residual %s above tolerance %s and relTol %s\n", n, $4, final, tol, r
+                bad = 1
+            }
+            its += $15
+        }
+        END {
+            if (n == 0) { print "FAIL: no GAMGGPU solve of " fields; exit 1 }
+            printf "%d solves of %s, %d V-cycles, each to its tolerance\n", n, fields, its
+            exit bad
+        }' "$log" 2>&1); then
+        passed=$((passed + 1))
+        echo "PASS $(basename "$caseDir") executor $executor: $out"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $(basename "$caseDir") executor $executor (kept $log)"
+        echo "$out" | sed 's/^/    /'
+    fi
+}
+
+# the plugin's own smoothers on the cavity's pressure (p: relTol 0.05, pFinal: 0) and velocity
+for smoother in l1Jacobi Chebyshev; do
+    ownSmoother "$(gamgCase cavity "cavity-p-$smoother" 'p|pFinal' "$smoother")" p 1e-06 "0.05 0"
+    ownSmoother "$(gamgCase cavity "cavity-U-$smoother" U "$smoother")" 'Ux|Uy' 1e-05 0
+done
+ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1e-06 "0.05 0"
+
+# checkNative compares with native GAMG, which has no such smoother: a FatalIOError
+dir=$(gamgCase cavity cavity-p-checkChebyshev 'p|pFinal' Chebyshev)
+editFvSolution "$dir/system/fvSolution" checkNative "$executor" "" > /dev/null
+log=$dir/log.icoFoam
+(cd "$dir" && ./Allrun > log.Allrun 2>&1) || true
+if grep -q 'FOAM FATAL IO ERROR' "$log" && grep -q 'compares with native GAMG, which has no smoother Chebyshev' "$log"; then
+    passed=$((passed + 1))
+    echo "PASS checkNative with smoother Chebyshev is a FatalIOError"
+else
+    failed=$((failed + 1))
+    echo "FAIL checkNative with smoother Chebyshev is not refused (kept $log)"
+fi
 
 rm -rf "$work"
 echo "$passed passed, $failed failed"

@@ -334,6 +334,8 @@ std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingV
 //- The smoothers of OpenFOAM's GAMG (src/OpenFOAM/matrices/lduMatrix/smoothers), the same
 //  arithmetic in the same order: GaussSeidel (nonBlockingGaussSeidel is the same on one rank),
 //  symGaussSeidel, DIC (FDIC: the same arithmetic), DILU, DICGaussSeidel, DILUGaussSeidel.
+//  Then the plugin's own, not OpenFOAM's, made for the GPU (no chain of dependent rows;
+//  multigrid/JacobiSmoothers.hpp): l1Jacobi and Chebyshev (on Jacobi).
 enum class GamgSmoother
 {
     GaussSeidel,
@@ -341,13 +343,18 @@ enum class GamgSmoother
     DIC,
     DILU,
     DICGaussSeidel,
-    DILUGaussSeidel
+    DILUGaussSeidel,
+    l1Jacobi,
+    Chebyshev
 };
+
+//- Whether OpenFOAM's GAMG has this smoother (native GAMG can run the same solve)
+bool isOpenFOAMs(GamgSmoother smoother);
 
 //- The keywords a GAMG on a symmetric or asymmetric matrix accepts as smoother, as OpenFOAM's
 //  run-time tables (symmetric: GaussSeidel, symGaussSeidel, DIC, FDIC, DICGaussSeidel,
 //  nonBlockingGaussSeidel; asymmetric: GaussSeidel, symGaussSeidel, DILU, DILUGaussSeidel,
-//  nonBlockingGaussSeidel)
+//  nonBlockingGaussSeidel), then the plugin's own (both: l1Jacobi, Chebyshev)
 std::vector<std::string> smootherNames(bool symmetric);
 
 //- The smoother of a keyword accepted on such a matrix; throws Error naming the valid keywords.
@@ -388,8 +395,9 @@ struct GamgTimes
     //- Coarse matrices from the fine values, and the smoothers' factors
     double coarseMatrices = 0;
     double smootherSetup = 0;
-    //- Per whole solve: smoothing, restriction and prolongation (with scaling and
-    //  interpolation), the coarsest solve
+    //- Per whole solve: smoothing on the finest level and on the coarse ones, restriction and
+    //  prolongation (with scaling and interpolation), the coarsest solve
+    double finestSmoothing = 0;
     double smoothing = 0;
     double transfer = 0;
     double coarsest = 0;

@@ -7,6 +7,8 @@
 #include "GAMGAgglomeration.H"
 #include "gpuLduCache.H"
 
+#include <chrono>
+
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
 namespace Foam
@@ -96,6 +98,15 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     }
 
     const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
+    if (check && !gpuLdu::isOpenFOAMs(gamg.smoother))
+    {
+        FatalIOErrorInFunction(controlDict_)
+            << "checkNative for field " << fieldName_ << " (solver " << type()
+            << ") compares with native GAMG, which has no smoother "
+            << lduMatrix::smoother::getName(controlDict_) << nl
+            << "Remove checkNative, or use one of OpenFOAM's smoothers."
+            << exit(FatalIOError);
+    }
     const scalarField psi0(check ? psi : scalarField());
     const bool cacheAgglomeration =
         controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
@@ -103,6 +114,17 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     gpuLdu::SolveResult result;
     gpuLdu::GamgTimes times;
     std::vector<int> levelCells;
+    // Seconds of the agglomeration fetch (OpenFOAM builds it on the first solve of a mesh),
+    // of the fetch or first build of the level systems, of the whole solve
+    double agglomerationSeconds = 0, systemSeconds = 0, solveSeconds = 0;
+    const auto solveStart = std::chrono::steady_clock::now();
+    const auto secondsSince = [](std::chrono::steady_clock::time_point t)
+    {
+        return std::chrono::duration<double>
+        (
+            std::chrono::steady_clock::now() - t
+        ).count();
+    };
     try
     {
         gpuLduCache& c = cache();
@@ -112,10 +134,15 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
         const GAMGAgglomeration& agglomeration =
             GAMGAgglomeration::New(matrix_, controlDict_);
+        agglomerationSeconds = secondsSince(solveStart);
 
+        const auto systemStart = std::chrono::steady_clock::now();
         gpuLdu::GamgSystem& sys =
             c.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
-        sys.setTimed(gpuLduSolver::debug);
+        systemSeconds = secondsSince(systemStart);
+        // gpuLduSolver 2: the V-cycle's parts timed (the device waited for
+        // between parts, which slows the solve)
+        sys.setTimed(gpuLduSolver::debug >= 2);
         sys.setMatrix
         (
             matrix_.diag().cdata(),
@@ -132,6 +159,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         );
         times = sys.times();
         levelCells = sys.levelCells();
+        solveSeconds = secondsSince(solveStart);
 
         if (!cacheAgglomeration)
         {
@@ -151,12 +179,22 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     {
         Info<< "gpuLduSolver: " << type() << " " << fieldName_ << ": "
             << levelCells.size() << " levels (" << levelCells.front()
-            << " to " << levelCells.back() << " cells), coarse matrices "
+            << " to " << levelCells.back() << " cells), solve "
+            << 1e3*solveSeconds << " ms: agglomeration "
+            << 1e3*agglomerationSeconds << " ms, level systems "
+            << 1e3*systemSeconds << " ms, upload "
+            << 1e3*result.uploadSeconds << " ms, coarse matrices "
             << 1e3*times.coarseMatrices << " ms, smoother set-up "
-            << 1e3*times.smootherSetup << " ms; V-cycles: smoothing "
-            << 1e3*times.smoothing << " ms, restriction+prolongation "
-            << 1e3*times.transfer << " ms, coarsest "
-            << 1e3*times.coarsest << " ms" << endl;
+            << 1e3*times.smootherSetup << " ms, V-cycles "
+            << 1e3*result.iterateSeconds << " ms" << endl;
+    }
+    if (gpuLduSolver::debug >= 2)
+    {
+        Info<< "gpuLduSolver: " << type() << " " << fieldName_
+            << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
+            << " ms, coarse " << 1e3*times.smoothing
+            << " ms, restriction+prolongation " << 1e3*times.transfer
+            << " ms, coarsest " << 1e3*times.coarsest << " ms" << endl;
     }
 
     const solverPerformance perf = performance(type(), result);
