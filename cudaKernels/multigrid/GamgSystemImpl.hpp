@@ -98,6 +98,16 @@ class GamgSystemImpl : public GamgSystem
     Vector<double> scratch2_;
     Vector<double> smootherWork_[2];
 
+    //- Where the backend is the GPU and the coarsest level is small: that level's solve on the
+    //  host (the CPU executor's system), its matrix, source and correction carried over. A
+    //  Krylov loop on a few cells waits for the host at every iteration on the device; on the
+    //  host it takes microseconds, and the arithmetic is OpenFOAM's own order.
+    static constexpr int hostCoarsestMaxCells = 4096;
+    std::unique_ptr<LduSystem> hostCoarsest_;
+    std::vector<double> hostLdu_;
+    std::vector<double> hostPsi_;
+    std::vector<double> hostSource_;
+
     GamgTimes times_;
     bool timed_ = false;
 
@@ -190,17 +200,20 @@ class GamgSystemImpl : public GamgSystem
         const int n = level.n();
         double* y = ptr(smootherWork_[0]);
         double* bPrime = ptr(smootherWork_[1]);
+        const auto& lower = level.preconditioners().lowerSchedule();
+        const auto& upper = level.preconditioners().upperSchedule();
+        times_.sweepLevels += long(nSweeps)*(lower.nLevels() + (symmetric ? upper.nLevels() : 0));
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {
             thrust::fill_n(B::policy(), y, n, notReady());
-            level.preconditioners().lowerSchedule().sweep(detail::GaussSeidelRow<false>{
-                level.preconditioners().lowerSchedule().rows(), ptr(A.rowStart), ptr(A.col),
+            lower.sweep(detail::GaussSeidelRow<false>{
+                lower.rows(), ptr(A.rowStart), ptr(A.col),
                 ptr(A.diagPos), ptr(A.val), b, psi, y, symmetric ? bPrime : nullptr});
             if (symmetric)
             {
                 thrust::fill_n(B::policy(), psi, n, notReady());
-                level.preconditioners().upperSchedule().sweep(detail::GaussSeidelRow<true>{
-                    level.preconditioners().upperSchedule().rows(), ptr(A.rowStart), ptr(A.col),
+                upper.sweep(detail::GaussSeidelRow<true>{
+                    upper.rows(), ptr(A.rowStart), ptr(A.col),
                     ptr(A.diagPos), ptr(A.val), bPrime, nullptr, psi, nullptr});
             }
             else
@@ -218,6 +231,8 @@ class GamgSystemImpl : public GamgSystem
         const int n = level.n();
         double* rA = ptr(smootherWork_[0]);
         double* wA = ptr(smootherWork_[1]);
+        times_.sweepLevels += long(nSweeps)*(level.preconditioners().lowerSchedule().nLevels()
+                                             + level.preconditioners().upperSchedule().nLevels());
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {
             forEach<B>(0, n, detail::ResidualRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, psi, rA});
@@ -366,17 +381,39 @@ class GamgSystemImpl : public GamgSystem
     {
         const int k = nCoarse() - 1;
         Level& coarsest = *systems_.back();
-        thrust::copy_n(B::policy(), ptr(src_[k]), coarsest.n(), coarsest.source());
-        thrust::fill_n(B::policy(), coarsest.psi(), coarsest.n(), 0.0);
+        const int n = coarsest.n();
         SolverControls controls;
         controls.tolerance = gamgControls.tolerance;
         controls.relTol = gamgControls.relTol;
-        coarsest.solveResident(
-            symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab,
-            controls,
-            symmetric_ ? Preconditioner::DIC : Preconditioner::DILU,
-            coupling);
-        thrust::copy_n(B::policy(), coarsest.psi(), coarsest.n(), ptr(corr_[k]));
+        const KrylovMethod method = symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
+        const Preconditioner preconditioner = symmetric_ ? Preconditioner::DIC : Preconditioner::DILU;
+        if (hostCoarsest_)
+        {
+            B::download(hostSource_.data(), ptr(src_[k]), n);
+            std::fill(hostPsi_.begin(), hostPsi_.end(), 0.0);
+            hostCoarsest_->solve(method, hostPsi_.data(), hostSource_.data(), controls, preconditioner, coupling);
+            B::upload(ptr(corr_[k]), hostPsi_.data(), n);
+            return;
+        }
+        thrust::copy_n(B::policy(), ptr(src_[k]), n, coarsest.source());
+        thrust::fill_n(B::policy(), coarsest.psi(), n, 0.0);
+        coarsest.solveResident(method, controls, preconditioner, coupling);
+        thrust::copy_n(B::policy(), coarsest.psi(), n, ptr(corr_[k]));
+    }
+
+    //- The coarsest matrix to the host's system, where it solves there
+    void setHostCoarsestMatrix()
+    {
+        if (!hostCoarsest_)
+        {
+            return;
+        }
+        Level& coarsest = *systems_.back();
+        const int n = coarsest.n();
+        const int nF = coarsest.nFaces();
+        hostLdu_.resize(n + 2*nF);
+        B::download(hostLdu_.data(), coarsest.lduValues(), symmetric_ ? n + nF : n + 2*nF);
+        hostCoarsest_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, symmetric_ ? nullptr : hostLdu_.data() + n + nF);
     }
 
 public:
@@ -400,6 +437,12 @@ public:
         {
             corr_.emplace_back(systems_[k + 1]->n());
             src_.emplace_back(systems_[k + 1]->n());
+        }
+        if (B::executor == Executor::gpu && levels.back().coarse.nCells <= hostCoarsestMaxCells)
+        {
+            hostCoarsest_ = makeLduSystem(Executor::cpu, levels.back().coarse);
+            hostPsi_.resize(levels.back().coarse.nCells);
+            hostSource_.resize(levels.back().coarse.nCells);
         }
         const int n = fine.nCells;
         Apsi_.resize(n);
@@ -488,6 +531,7 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
+        setHostCoarsestMatrix();
         times_.coarseMatrices = Level::secondsSince(start);
         start = Clock::now();
         for (int k = 0; k <= nCoarse(); ++k)

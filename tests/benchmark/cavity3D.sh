@@ -236,7 +236,7 @@ gamgLine()
         "$run/log.icoFoam" > "$run/solves.txt"
     # per timed run: V-cycle parts summed over its solves
     local parts
-    parts=$([ -f "$timed/log.icoFoam" ] && sed -n 's/^gpuLduSolver: GAMGGPU p: V-cycles: smoothing finest \(\S*\) ms, coarse \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms/\1 \2 \3 \4/p' \
+    parts=$([ -f "$timed/log.icoFoam" ] && sed -n 's/^gpuLduSolver: GAMGGPU p: V-cycles: smoothing finest \(\S*\) ms, coarse \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms.*/\1 \2 \3 \4/p' \
         "$timed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a+0, b+0, c+0, d+0 }' || echo "0 0 0 0")
     local tI=0
     [ -f "$timed/log.icoFoam" ] && read -r _ tI _ < <(summary "$timed")

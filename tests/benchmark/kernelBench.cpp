@@ -69,7 +69,7 @@ void laplacian(int n, double bandwidth)
         const HostLevelSchedule lowerHost = lowerLevelSchedule(a);
         setUp("set-up: one level schedule to the backend", medianMs(3, [&]() { LevelSchedule<Bench> s(lowerHost); }));
         setUp("set-up: preconditioners (schedules included)", medianMs(3, [&]() {
-            Preconditioners<Bench> s(sys.matrix(), a); }));
+            Preconditioners<Bench> s(sys.matrix(), a); s.dicDilu(); }));
     }
     row("SpMV (A x)", medianMs(20, [&]() { sys.amul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
     row("A^T x from gathered values (per product)", medianMs(20, [&]() { sys.tmul(ptr(y), ptr(x), Coupling()); }), spmvBytes);

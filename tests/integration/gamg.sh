@@ -88,6 +88,8 @@ check - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
 # ownSmoother <caseDir> <field regex> <tolerance> <relTol of the 1st, 2nd, ... solve of a time
 # step>: runs the case with the plugin; passes when it ends and every solve of the fields
 # reaches its tolerance (Final residual <= tolerance, or <= relTol * Initial residual)
+# shellcheck source=etc/run-env.sh
+. "$here/../../etc/run-env.sh"
 # shellcheck source=tests/integration/fvSolutionEdit.sh
 . "$here/fvSolutionEdit.sh"
 ownSmoother()
@@ -99,7 +101,7 @@ ownSmoother()
         echo "FAIL $(basename "$caseDir"): the run failed, kept $log"
         return
     fi
-    if out=$(awk -v fields="^($fields)," -v tol="$tolerance" -v relTols="$relTols" '
+    if out=$(awk -v fields="^($fields)," -v shown="$fields" -v tol="$tolerance" -v relTols="$relTols" '
         BEGIN { nRel = split(relTols, rel, " ") }
         /^Time = / { k = 0 }
         /^GAMGGPU:  Solving for / && $4 ~ fields {
@@ -112,8 +114,8 @@ ownSmoother()
             its += $15
         }
         END {
-            if (n == 0) { print "FAIL: no GAMGGPU solve of " fields; exit 1 }
-            printf "%d solves of %s, %d V-cycles, each to its tolerance\n", n, fields, its
+            if (n == 0) { print "FAIL: no GAMGGPU solve of " shown; exit 1 }
+            printf "%d solves of %s, %d V-cycles, each to its tolerance\n", n, shown, its
             exit bad
         }' "$log" 2>&1); then
         passed=$((passed + 1))
@@ -145,6 +147,6 @@ else
     echo "FAIL checkNative with smoother Chebyshev is not refused (kept $log)"
 fi
 
-rm -rf "$work"
+[ "$failed" -eq 0 ] && rm -rf "$work"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

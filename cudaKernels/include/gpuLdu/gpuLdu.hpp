@@ -401,6 +401,9 @@ struct GamgTimes
     double smoothing = 0;
     double transfer = 0;
     double coarsest = 0;
+    //- Per whole solve: the levels of the level-scheduled sweeps (Gauss-Seidel, DIC/DILU
+    //  smoothers), each a step that waits for the one before: the chain of dependent steps
+    long sweepLevels = 0;
 };
 
 //- OpenFOAM's GAMG (GAMGSolverSolve.C) on one executor: the fine system and the coarse levels

@@ -194,7 +194,8 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
             << " ms, coarse " << 1e3*times.smoothing
             << " ms, restriction+prolongation " << 1e3*times.transfer
-            << " ms, coarsest " << 1e3*times.coarsest << " ms" << endl;
+            << " ms, coarsest " << 1e3*times.coarsest << " ms; "
+            << times.sweepLevels << " dependent sweep levels" << endl;
     }
 
     const solverPerformance perf = performance(type(), result);
