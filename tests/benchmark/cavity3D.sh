@@ -221,7 +221,7 @@ runGamgGpu()
     sed -i "s/^libs.*/&\nDebugSwitches { gpuLduSolver $2; }/" "$dir/system/controlDict"
     (np=1; runIcoFoam "$dir" "GAMGGPU executor $executor + $1, one rank, gpuLduSolver $2")
 }
-smoothers="GaussSeidel Chebyshev l1Jacobi"
+smoothers=${GAMG_SMOOTHERS:-GaussSeidel Chebyshev l1Jacobi}
 for s in $smoothers; do runGamgGpu "$s" 1; done
 for s in GaussSeidel Chebyshev; do runGamgGpu "$s" 2; done
 
@@ -236,8 +236,8 @@ gamgLine()
         "$run/log.icoFoam" > "$run/solves.txt"
     # per timed run: V-cycle parts summed over its solves
     local parts
-    parts=$([ -f "$timed/log.icoFoam" ] && sed -n 's/^gpuLduSolver: GAMGGPU p: V-cycles: smoothing finest \(\S*\) ms, coarse \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms.*/\1 \2 \3 \4/p' \
-        "$timed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a+0, b+0, c+0, d+0 }' || echo "0 0 0 0")
+    parts=$([ -f "$timed/log.icoFoam" ] && sed -n 's/^gpuLduSolver: GAMGGPU p: V-cycles: smoothing finest \(\S*\) ms, coarse \(\S*\) ms, restriction+prolongation \(\S*\) ms, coarsest \(\S*\) ms; \(\S*\) dependent sweep levels/\1 \2 \3 \4 \5/p' \
+        "$timed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4; e += $5 } END { print a+0, b+0, c+0, d+0, e+0 }' || echo "0 0 0 0 0")
     local tI=0
     [ -f "$timed/log.icoFoam" ] && read -r _ tI _ < <(summary "$timed")
     awk -v name="$1" -v S="$S" -v I="$I" -v T="$T" -v W="$W" -v gPS="$gPS" -v gI="$gI" -v gS="$gS" -v parts="$parts" -v tI="$tI" '
@@ -247,10 +247,10 @@ gamgLine()
         END {
             steady = n > 1 ? later/(n - 1) : 0
             split(parts, p, " ")
-            printf "%-12s %7d %9d %10.5g %10.4g %10.5g %10.5g %9.4g %9.4g %7.1f%% %7s %7s %7.4g %7.4g %7.4g %7.4g %8.4g\n", \
+            printf "%-12s %7d %9d %10.5g %10.4g %10.5g %10.5g %9.4g %9.4g %7.1f%% %7s %7s %7.4g %7.4g %7.4g %7.4g %7.0f %8.4g\n", \
                 name, S, I, 1000*T/S, 1000*T/I, steady, first, agg, sys, 100*(up + cm + ss)/(1000*T), \
                 ratio(gPS, 1000*T/S), ratio(gPS, steady), \
-                tI ? p[1]/tI : 0, tI ? p[2]/tI : 0, tI ? p[3]/tI : 0, tI ? p[4]/tI : 0, W
+                tI ? p[1]/tI : 0, tI ? p[2]/tI : 0, tI ? p[3]/tI : 0, tI ? p[4]/tI : 0, tI ? p[5]/tI : 0, W
         }' "$run/solves.txt"
 }
 
@@ -312,13 +312,14 @@ gPS=$(awk -v t="$gT" -v s="$gS" 'BEGIN { print s ? 1000*t/s : 0 }')
 gamgTable=$(
     printf "GAMGGPU one rank, executor %s, against native GAMG GaussSeidel on %d rank(s) (%d p solves, %d V-cycles, %.5g ms per p-solve, first solve's agglomeration included):\n" \
         "$executor" "$np" "$gS" "$gI" "$gPS"
-    printf "%-12s %7s %9s %10s %10s %10s %10s %9s %9s %8s %7s %7s %7s %7s %7s %7s %8s\n" smoother "solves" "V-cycles" "ms/solve" "ms/Vcycle" \
-        "steady ms" "first ms" "agglom ms" "levels ms" "set-up" "GAMG/x" "steady" "smFine" "smCoarse" "transfer" "coarsest" "wall s"
+    printf "%-12s %7s %9s %10s %10s %10s %10s %9s %9s %8s %7s %7s %7s %7s %7s %7s %7s %8s\n" smoother "solves" "V-cycles" "ms/solve" "ms/Vcycle" \
+        "steady ms" "first ms" "agglom ms" "levels ms" "set-up" "GAMG/x" "steady" "smFine" "smCoarse" "transfer" "coarsest" "chain" "wall s"
     for s in $smoothers; do gamgLine "$s"; done
     echo "ms/solve, ms/Vcycle: profiling fvMatrix::solve.p (all solves, first included); steady ms: the plugin's own time of the solves after the first;" \
          "first ms: the first solve, of which agglom ms (OpenFOAM's GAMGAgglomeration, one core) and levels ms (the level systems built);" \
          "set-up: upload + coarse matrices + smoother set-up, share of the p-solve time; GAMG/x: native GAMG's ms per p-solve over this one's," \
-         "steady: over the steady ms; smFine .. coarsest: ms per V-cycle of another run with the parts timed (device synchronised)"
+         "steady: over the steady ms; smFine .. coarsest: ms per V-cycle of another run with the parts timed (device synchronised);" \
+         "chain: dependent sweep levels per V-cycle (the steps of the level-scheduled Gauss-Seidel sweeps, one after another)"
 )
 table="$table
 $gamgTable"
