@@ -7,8 +7,6 @@
 #include "GAMGAgglomeration.H"
 #include "gpuLduCache.H"
 
-#include <chrono>
-
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
 namespace Foam
@@ -118,13 +116,6 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     // of the fetch or first build of the level systems, of the whole solve
     double agglomerationSeconds = 0, systemSeconds = 0, solveSeconds = 0;
     const auto solveStart = std::chrono::steady_clock::now();
-    const auto secondsSince = [](std::chrono::steady_clock::time_point t)
-    {
-        return std::chrono::duration<double>
-        (
-            std::chrono::steady_clock::now() - t
-        ).count();
-    };
     try
     {
         gpuLduCache& c = cache();

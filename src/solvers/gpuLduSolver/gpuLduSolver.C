@@ -28,6 +28,18 @@ static_assert
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
+double Foam::gpuLduSolver::secondsSince
+(
+    const std::chrono::steady_clock::time_point start
+)
+{
+    return std::chrono::duration<double>
+    (
+        std::chrono::steady_clock::now() - start
+    ).count();
+}
+
+
 void Foam::gpuLduSolver::unknownKeyword
 (
     const word& what,
@@ -98,16 +110,9 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
 
     // This rank's device and group, before its first system (CUDA is
     // initialised in executor(), the first time)
-    const auto seconds = [](const std::chrono::steady_clock::time_point t)
-    {
-        return std::chrono::duration<double>
-        (
-            std::chrono::steady_clock::now() - t
-        ).count();
-    };
     const auto start = std::chrono::steady_clock::now();
     const gpuLdu::Executor exec = executor();
-    const double initialised = seconds(start);
+    const double initialised = secondsSince(start);
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
         static bool selected = false;
@@ -118,7 +123,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
         );
         if (debug && !selected)
         {
-            Info<< "gpuLduSolver: devices chosen in " << seconds(start)
+            Info<< "gpuLduSolver: devices chosen in " << secondsSince(start)
                 << " s (the first rank's; CUDA's initialisation "
                 << initialised << " s)" << endl;
         }
