@@ -81,8 +81,14 @@ class GamgSystemImpl : public GamgSystem
     //  steps_[k]. OpenFOAM's coarseCorrFields[k] and coarseSources[k] live on systems_[k + 1]
     std::vector<std::unique_ptr<Level>> systems_;
     std::vector<Agglomeration<B>> steps_;
-    //- Per level: the Gershgorin bound of D^-1 A (the Chebyshev smoother's)
+    //- Per level: the Gershgorin bound of D^-1 A (the Chebyshev smoother's), and where the
+    //  level has coupled interfaces and a Jacobi-like smoother, each row's sum of |interface
+    //  coefficient| (empty: none)
     std::vector<double> chebyshevBound_;
+    std::vector<Vector<double>> interfaceMagnitude_;
+    //- Per level, during a solve: its coupling (sums, interfaces); none_ where solve got none
+    std::vector<const Coupling*> couplings_;
+    const Coupling none_;
     std::vector<Vector<double>> corr_;
     std::vector<Vector<double>> src_;
     bool symmetric_ = true;
@@ -90,13 +96,14 @@ class GamgSystemImpl : public GamgSystem
 
     //- The finest level's Apsi, correction and residual (GAMGSolver::solve's), and scratch of
     //  the finest size: ACf (scratch1), the pre-smoothed correction (scratch2), the smoothers'
-    //  two work vectors
+    //  two work vectors, the source with the interfaces' terms (b')
     Vector<double> Apsi_;
     Vector<double> finestCorrection_;
     Vector<double> finestResidual_;
     Vector<double> scratch1_;
     Vector<double> scratch2_;
     Vector<double> smootherWork_[2];
+    Vector<double> interfaceSource_;
 
     //- Where the backend is the GPU and the coarsest level is small: that level's solve on the
     //  host (the CPU executor's system), its matrix, source and correction carried over. A
@@ -135,26 +142,47 @@ class GamgSystemImpl : public GamgSystem
         return level.lduValues();
     }
 
+    //- The coupling of level k (0 the finest)
+    const Coupling& coupling(int k) const
+    {
+        return couplings_.empty() ? none_ : *couplings_[k];
+    }
+
+    //- The source a sweep of level k reads: b itself, or where the level has coupled
+    //  interfaces b' = b plus their terms of x (the Gauss-Seidel smoothers' bPrime, OpenFOAM's
+    //  interface update with add = false), in interfaceSource_
+    const double* sourceWithInterfaces(int k, const double* b, const double* x)
+    {
+        Level& level = *systems_[k];
+        if (!level.hasInterfaces(coupling(k)))
+        {
+            return b;
+        }
+        double* bPrime = ptr(interfaceSource_);
+        thrust::copy_n(B::policy(), b, level.n(), bPrime);
+        level.addInterfaceResidual(bPrime, x, coupling(k));
+        return bPrime;
+    }
+
     //- The smoother on level k (0 the finest): nSweeps sweeps of psi towards A psi = b
     void smooth(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
     {
-        Level& level = *systems_[k];
         switch (smoother)
         {
             case GamgSmoother::GaussSeidel:
-                gaussSeidel(level, psi, b, nSweeps, false);
+                gaussSeidel(k, psi, b, nSweeps, false);
                 break;
             case GamgSmoother::symGaussSeidel:
-                gaussSeidel(level, psi, b, nSweeps, true);
+                gaussSeidel(k, psi, b, nSweeps, true);
                 break;
             case GamgSmoother::DIC:
             case GamgSmoother::DILU:
-                incompleteFactor(level, psi, b, nSweeps);
+                incompleteFactor(k, psi, b, nSweeps);
                 break;
             case GamgSmoother::DICGaussSeidel:
             case GamgSmoother::DILUGaussSeidel:
-                incompleteFactor(level, psi, b, nSweeps);
-                gaussSeidel(level, psi, b, nSweeps, false);
+                incompleteFactor(k, psi, b, nSweeps);
+                gaussSeidel(k, psi, b, nSweeps, false);
                 break;
             case GamgSmoother::l1Jacobi:
             case GamgSmoother::Chebyshev:
@@ -164,7 +192,8 @@ class GamgSystemImpl : public GamgSystem
     }
 
     //- The plugin's l1Jacobi and Chebyshev smoothers (JacobiSmoothers.hpp): each sweep reads
-    //  one vector and writes the other of psi and a work vector; the last written is psi's
+    //  one vector and writes the other of psi and a work vector; the last written is psi's.
+    //  Coupled interfaces enter as Jacobi terms of the old values, through b'.
     void jacobiLike(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
     {
         const Level& level = *systems_[k];
@@ -173,15 +202,18 @@ class GamgSystemImpl : public GamgSystem
         double* x = psi;
         double* xNew = ptr(smootherWork_[0]);
         const ChebyshevCoefficients c(chebyshevBound_[k], smoother == GamgSmoother::Chebyshev ? nSweeps : 0);
+        const double* magnitudes = interfaceMagnitude_[k].empty() ? nullptr : ptr(interfaceMagnitude_[k]);
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {
+            const double* bPrime = sourceWithInterfaces(k, b, x);
             if (smoother == GamgSmoother::l1Jacobi)
             {
-                forEach<B>(0, n, detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, x, xNew});
+                forEach<B>(0, n, detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes,
+                                                     bPrime, x, xNew});
             }
             else
             {
-                forEach<B>(0, n, detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, x,
+                forEach<B>(0, n, detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), bPrime, x,
                                                       ptr(smootherWork_[1]), xNew, c.cd[sweep], c.cr[sweep]});
             }
             std::swap(x, xNew);
@@ -192,10 +224,12 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
-    //- GaussSeidelSmoother / symGaussSeidelSmoother: the new values into a work vector (they
-    //  hold notReady until written), then back into psi
-    void gaussSeidel(Level& level, double* psi, const double* b, int nSweeps, bool symmetric)
+    //- GaussSeidelSmoother / symGaussSeidelSmoother on level k: each sweep from b' (b and the
+    //  interfaces' terms of psi), the new values into a work vector (they hold notReady until
+    //  written), then back into psi
+    void gaussSeidel(int k, double* psi, const double* source, int nSweeps, bool symmetric)
     {
+        Level& level = *systems_[k];
         const CsrMatrix<B>& A = level.matrix();
         const int n = level.n();
         double* y = ptr(smootherWork_[0]);
@@ -205,6 +239,7 @@ class GamgSystemImpl : public GamgSystem
         times_.sweepLevels += long(nSweeps)*(lower.nLevels() + (symmetric ? upper.nLevels() : 0));
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {
+            const double* b = sourceWithInterfaces(k, source, psi);
             thrust::fill_n(B::policy(), y, n, notReady());
             lower.sweep(detail::GaussSeidelRow<false>{
                 lower.rows(), ptr(A.rowStart), ptr(A.col),
@@ -223,10 +258,12 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
-    //- DICSmoother, FDICSmoother, DILUSmoother: rA = b - A psi (lduMatrix::residual), its DIC/
-    //  DILU sweeps (the preconditioner's, set up for the level), psi += rA
-    void incompleteFactor(Level& level, double* psi, const double* b, int nSweeps)
+    //- DICSmoother, FDICSmoother, DILUSmoother on level k: rA = b - A psi (lduMatrix::residual,
+    //  the interfaces' terms after the rows'), its DIC/DILU sweeps (the preconditioner's, set up
+    //  for the level), psi += rA
+    void incompleteFactor(int k, double* psi, const double* b, int nSweeps)
     {
+        Level& level = *systems_[k];
         const CsrMatrix<B>& A = level.matrix();
         const int n = level.n();
         double* rA = ptr(smootherWork_[0]);
@@ -236,6 +273,7 @@ class GamgSystemImpl : public GamgSystem
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {
             forEach<B>(0, n, detail::ResidualRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, psi, rA});
+            level.addInterfaceResidual(rA, psi, coupling(k));
             level.preconditioners().dicDilu().apply(wA, rA);
             forEach<B>(0, n, detail::AddTo{wA, psi});
         }
@@ -243,8 +281,10 @@ class GamgSystemImpl : public GamgSystem
 
     //- GAMGSolver::scale: field = sf*field + (source - sf*A field)/D, sf the ratio of
     //  source.field to (A field).field (reduced over the ranks), Acf the scratch of A field
-    void scale(Level& level, double* field, double* Acf, const double* source, const Coupling& coupling)
+    void scale(int k, double* field, double* Acf, const double* source)
     {
+        Level& level = *systems_[k];
+        const Coupling& coupling = this->coupling(k);
         level.amul(Acf, field, coupling);
         DeviceScalars<B> sums(level.workspace(), coupling, level.parts());
         sums.sumInto(detail::Dot{source, field}, 0);
@@ -252,24 +292,35 @@ class GamgSystemImpl : public GamgSystem
         forEach<B>(0, level.n(), detail::ScaleCorrection{sums.values(), source, Acf, diag(level), field});
     }
 
-    //- GAMGSolver::interpolate: psi = -(off-diagonal part of A psi)/D, then (with a coarser
-    //  level) corrected by the coarse field: step, psiC
-    void interpolate(Level& level, double* psi, double* Apsi, const Agglomeration<B>* step, const double* psiC, double* corrC)
+    //- GAMGSolver::interpolate on level k: psi = -(off-diagonal part of A psi, interfaces
+    //  included)/D, then (with a coarser level) corrected by the coarse field: step, psiC
+    void interpolate(int k, double* psi, double* Apsi, const Agglomeration<B>* step, const double* psiC, double* corrC)
     {
+        Level& level = *systems_[k];
         const CsrMatrix<B>& A = level.matrix();
-        forEach<B>(0, level.n(), detail::InterpolateRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), psi, Apsi});
-        thrust::copy_n(B::policy(), Apsi, level.n(), psi);
+        forEach<B>(0, level.n(), detail::OffDiagonalSumRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), psi, Apsi});
+        level.subtractInterfaceProduct(Apsi, psi, coupling(k));
+        forEach<B>(0, level.n(), detail::NegativeQuotient{Apsi, diag(level), psi});
         if (step)
         {
             step->interpolationCorrection(diag(level), psi, psiC, corrC);
         }
     }
 
-    //- A smoother's numeric set-up on level k: the DIC/DILU factor, where it has one; the
-    //  Gershgorin bound of D^-1 A for Chebyshev
+    //- A smoother's numeric set-up on level k: the DIC/DILU factor, where it has one; for the
+    //  Jacobi-like ones the interfaces' magnitudes of each row, and Chebyshev's Gershgorin
+    //  bound of D^-1 A (the maximum over all ranks)
     void setupSmoother(int k, GamgSmoother smoother)
     {
         Level& level = *systems_[k];
+        interfaceMagnitude_[k].clear();
+        const bool jacobiLike = smoother == GamgSmoother::l1Jacobi || smoother == GamgSmoother::Chebyshev;
+        if (jacobiLike && level.hasInterfaces(coupling(k)))
+        {
+            interfaceMagnitude_[k].resize(level.n());
+            thrust::fill_n(B::policy(), ptr(interfaceMagnitude_[k]), level.n(), 0.0);
+            level.addInterfaceMagnitudes(ptr(interfaceMagnitude_[k]), coupling(k));
+        }
         switch (smoother)
         {
             case GamgSmoother::GaussSeidel:
@@ -279,10 +330,11 @@ class GamgSystemImpl : public GamgSystem
             case GamgSmoother::Chebyshev:
             {
                 const CsrMatrix<B>& A = level.matrix();
-                chebyshevBound_[k] = thrust::transform_reduce(
+                const double* magnitudes = interfaceMagnitude_[k].empty() ? nullptr : ptr(interfaceMagnitude_[k]);
+                chebyshevBound_[k] = coupling(k).maximum(thrust::transform_reduce(
                     B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(level.n()),
-                    detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val)},
-                    0.0, thrust::maximum<double>());
+                    detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes},
+                    0.0, thrust::maximum<double>()));
                 break;
             }
             default:
@@ -291,7 +343,7 @@ class GamgSystemImpl : public GamgSystem
     }
 
     //- GAMGSolver::Vcycle
-    void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, const Coupling& coupling)
+    void vCycle(const double* source, const SolverControls& controls, const GamgControls& c)
     {
         const int coarsest = nCoarse() - 1;
         Level& finest = *systems_[0];
@@ -317,16 +369,16 @@ class GamgSystemImpl : public GamgSystem
                 {
                     if (c.scaleCorrection && k < coarsest - 1)
                     {
-                        scale(level, ptr(corr_[k]), ACf, ptr(src_[k]), coupling);
+                        scale(k + 1, ptr(corr_[k]), ACf, ptr(src_[k]));
                     }
-                    level.amul(ACf, ptr(corr_[k]), coupling);
+                    level.amul(ACf, ptr(corr_[k]), coupling(k + 1));
                     forEach<B>(0, level.n(), detail::Residual{ptr(src_[k]), ACf, ptr(src_[k])});
                 });
             }
             timed(times_.transfer, [&] { steps_[k + 1].restrictField(ptr(src_[k]), ptr(src_[k + 1])); });
         }
 
-        timed(times_.coarsest, [&] { solveCoarsest(controls, coupling); });
+        timed(times_.coarsest, [&] { solveCoarsest(controls); });
 
         for (int k = coarsest - 1; k >= 0; --k)
         {
@@ -340,11 +392,11 @@ class GamgSystemImpl : public GamgSystem
                 steps_[k + 1].prolong(ptr(corr_[k + 1]), ptr(corr_[k]));
                 if (c.interpolateCorrection)
                 {
-                    interpolate(level, ptr(corr_[k]), ACf, &steps_[k + 1], ptr(corr_[k + 1]), ptr(smootherWork_[0]));
+                    interpolate(k + 1, ptr(corr_[k]), ACf, &steps_[k + 1], ptr(corr_[k + 1]), ptr(smootherWork_[0]));
                 }
                 if (c.scaleCorrection && (c.interpolateCorrection || k < coarsest - 1))
                 {
-                    scale(level, ptr(corr_[k]), ACf, ptr(src_[k]), coupling);
+                    scale(k + 1, ptr(corr_[k]), ACf, ptr(src_[k]));
                 }
                 if (c.nPreSweeps)
                 {
@@ -363,11 +415,11 @@ class GamgSystemImpl : public GamgSystem
             steps_[0].prolong(ptr(corr_[0]), ptr(finestCorrection_));
             if (c.interpolateCorrection)
             {
-                interpolate(finest, ptr(finestCorrection_), Apsi, &steps_[0], ptr(corr_[0]), ptr(smootherWork_[0]));
+                interpolate(0, ptr(finestCorrection_), Apsi, &steps_[0], ptr(corr_[0]), ptr(smootherWork_[0]));
             }
             if (c.scaleCorrection)
             {
-                scale(finest, ptr(finestCorrection_), Apsi, ptr(finestResidual_), coupling);
+                scale(0, ptr(finestCorrection_), Apsi, ptr(finestResidual_));
             }
             forEach<B>(0, finest.n(), detail::AddTo{ptr(finestCorrection_), psi});
         });
@@ -377,9 +429,10 @@ class GamgSystemImpl : public GamgSystem
     //- GAMGSolver::solveCoarsestLevel: from a zero correction, OpenFOAM's PCG with DIC
     //  (symmetric) or PBiCGStab with DILU, to the GAMG's tolerance and relTol (the coarsest
     //  system solves its own psi from its own source: the level's fields are copied in and out)
-    void solveCoarsest(const SolverControls& gamgControls, const Coupling& coupling)
+    void solveCoarsest(const SolverControls& gamgControls)
     {
         const int k = nCoarse() - 1;
+        const Coupling& coupling = this->coupling(nCoarse());
         Level& coarsest = *systems_.back();
         const int n = coarsest.n();
         SolverControls controls;
@@ -433,6 +486,7 @@ public:
             finer = level.coarse;
         }
         chebyshevBound_.assign(systems_.size(), 0.0);
+        interfaceMagnitude_.resize(systems_.size());
         for (int k = 0; k < nCoarse(); ++k)
         {
             corr_.emplace_back(systems_[k + 1]->n());
@@ -452,6 +506,7 @@ public:
         scratch2_.resize(n);
         smootherWork_[0].resize(n);
         smootherWork_[1].resize(n);
+        interfaceSource_.resize(n);
     }
 
     Executor executor() const override
@@ -482,16 +537,38 @@ public:
     }
 
     //- psi after nSweeps of a smoother on the finest level towards A psi = b (host arrays;
-    //  after setMatrix): what the V-cycle's smoothing does, for the tests
-    void smoothFinest(GamgSmoother smoother, double* psi, const double* b, int nSweeps)
+    //  after setMatrix, and setInterfaces where the finest level's coupling has interfaces):
+    //  what the V-cycle's smoothing does, for the tests
+    void smoothFinest(GamgSmoother smoother, double* psi, const double* b, int nSweeps,
+                      const Coupling& finestCoupling = Coupling())
     {
         Level& finest = *systems_[0];
         const std::size_t n = finest.n();
+        couplings_.assign(systems_.size(), &none_);
+        couplings_[0] = &finestCoupling;
         setupSmoother(0, smoother);
         finest.workspace().upload(finest.psi(), {{psi, n}});
         finest.workspace().upload(finest.source(), {{b, n}});
         smooth(0, smoother, finest.psi(), finest.source(), nSweeps);
         finest.workspace().download(psi, finest.psi(), n);
+        couplings_.clear();
+    }
+
+    void setInterfaces(const std::vector<std::vector<int>>& cellsOfLevels) override
+    {
+        if (cellsOfLevels.size() != systems_.size())
+        {
+            throw Error("gpuLdu: GAMG interface cells for " + std::to_string(cellsOfLevels.size())
+                        + " levels, the hierarchy has " + std::to_string(systems_.size()));
+        }
+        for (std::size_t k = 0; k < systems_.size(); ++k)
+        {
+            systems_[k]->setInterfaces(cellsOfLevels[k]);
+        }
+        if (hostCoarsest_)
+        {
+            hostCoarsest_->setInterfaces(cellsOfLevels.back());
+        }
     }
 
     void setTimed(bool timed) override
@@ -505,13 +582,20 @@ public:
         const double* source,
         const SolverControls& controls,
         const GamgControls& gamg,
-        const Coupling& coupling
+        const std::vector<const Coupling*>& couplings
     ) override
     {
         if (!hasMatrix_)
         {
             throw Error("gpuLdu: GAMG solve before setMatrix");
         }
+        if (!couplings.empty() && couplings.size() != systems_.size())
+        {
+            throw Error("gpuLdu: GAMG couplings for " + std::to_string(couplings.size())
+                        + " levels, the hierarchy has " + std::to_string(systems_.size()));
+        }
+        couplings_ = couplings;
+        const Coupling& coupling = this->coupling(0);
         SolveResult result;
         times_ = GamgTimes();
         Level& finest = *systems_[0];
@@ -551,7 +635,7 @@ public:
         {
             do
             {
-                vCycle(finest.source(), controls, gamg, coupling);
+                vCycle(finest.source(), controls, gamg);
                 finest.amul(Apsi, finest.psi(), coupling);
                 forEach<B>(0, n, detail::Residual{finest.source(), Apsi, residual});
                 if (residualStops(result, sums.gSum(detail::SumMag{residual}), normFactor))
@@ -563,6 +647,7 @@ public:
 
         finest.workspace().download(psi, finest.psi(), n);
         result.iterateSeconds = Level::secondsSince(start);
+        couplings_.clear();
         return result;
     }
 };

@@ -52,13 +52,16 @@ struct RowProduct
     }
 };
 
-//- One l1-Jacobi sweep of row i: xNew_i = x_i + (b - A x)_i/(A_ii +- sum_{j != i} |A_ij|)
+//- One l1-Jacobi sweep of row i: xNew_i = x_i + (b - A x)_i/(A_ii +- sum_{j != i} |A_ij|).
+//  With coupled interfaces b holds their terms of the old x (b - A x is then the coupled
+//  residual) and interfaceMagnitude their rows' sum |coefficient| (nullptr: none).
 struct L1JacobiRow
 {
     const int* rowStart;
     const int* col;
     const int* diagPos;
     const double* val;
+    const double* interfaceMagnitude;
     const double* b;
     const double* x;
     double* xNew;
@@ -67,23 +70,26 @@ struct L1JacobiRow
     {
         const RowProduct row(rowStart, col, diagPos, val, x, i);
         const double D = val[diagPos[i]];
-        const double l1 = D < 0 ? D - row.offDiagonalMagnitude : D + row.offDiagonalMagnitude;
+        const double offDiagonal = row.offDiagonalMagnitude + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
+        const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
         xNew[i] = x[i] + (b[i] - row.Ax)/l1;
     }
 };
 
-//- Row i's Gershgorin bound of D^-1 A: sum_j |A_ij| / |A_ii|
+//- Row i's Gershgorin bound of D^-1 A: sum_j |A_ij| / |A_ii| (with the interfaces' terms of
+//  the row, interfaceMagnitude; nullptr: none)
 struct GershgorinRow
 {
     const int* rowStart;
     const int* col;
     const int* diagPos;
     const double* val;
+    const double* interfaceMagnitude;
 
     GPULDU_HD double operator()(int i) const
     {
         const double D = magnitude(val[diagPos[i]]);
-        double s = D;
+        double s = D + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
         for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
         {
             if (p != diagPos[i])
@@ -96,7 +102,8 @@ struct GershgorinRow
 };
 
 //- One Chebyshev step of row i: r = (b - A x)_i/A_ii, d_i = cd*d_i + cr*r (d_i not read when
-//  cd is 0: the first step), xNew_i = x_i + d_i
+//  cd is 0: the first step), xNew_i = x_i + d_i. With coupled interfaces b holds their terms
+//  of the old x.
 struct ChebyshevRow
 {
     const int* rowStart;

@@ -148,16 +148,16 @@ struct ResidualRow
     }
 };
 
-//- GAMGSolver::interpolate's first step: psi_i = -(sum of the off-diagonal terms from 0, in
-//  face order)/A_ii
-struct InterpolateRow
+//- GAMGSolver::interpolate's sum: Apsi_i = the off-diagonal terms of row i added from 0 in
+//  face order (the interfaces' terms follow, then psi = -Apsi/D: NegativeQuotient)
+struct OffDiagonalSumRow
 {
     const int* rowStart;
     const int* col;
     const int* diagPos;
     const double* val;
     const double* x;
-    double* psi;
+    double* Apsi;
 
     GPULDU_HD void operator()(int i) const
     {
@@ -170,7 +170,20 @@ struct InterpolateRow
                 acc += val[p]*x[col[p]];
             }
         }
-        psi[i] = -acc/val[d];
+        Apsi[i] = acc;
+    }
+};
+
+//- psi_i = -Apsi_i/D_i
+struct NegativeQuotient
+{
+    const double* Apsi;
+    const double* D;
+    double* psi;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        psi[i] = -Apsi[i]/D[i];
     }
 };
 

@@ -149,9 +149,21 @@ private:
         forEach<B>(0, m, detail::Scatter<double>{ptr(ifCells_), yAt, y});
     }
 
-    //- The interface terms of y = A x (transposed: A^T x; x == nullptr: the row sums of A) in
-    //  OpenFOAM's order: the host's early patches, the device couplings, the host's late ones
-    void subtractInterfaces(double* y, const double* x, bool transposed, const Coupling& coupling)
+    //- What the coupled interfaces do to y at their cells (Coupling): A x's terms subtracted
+    //  (product), A^T x's (productT), the row sums' (rowSums: no x), A x's terms added as in
+    //  lduMatrix::residual (residual), the coefficients' magnitudes added (magnitudes: no x)
+    enum class InterfaceTerms
+    {
+        product,
+        productT,
+        rowSums,
+        residual,
+        magnitudes
+    };
+
+    //- The interface terms of a kind applied to y in OpenFOAM's order: the host's early
+    //  patches, the device couplings (product, productT, rowSums only), the host's late ones
+    void interfaceTerms(InterfaceTerms kind, double* y, const double* x, const Coupling& coupling)
     {
         const auto host = [&](InterfacePhase phase)
         {
@@ -159,17 +171,13 @@ private:
             {
                 atInterfaceCells(y, x, [&](const double* xi, double* yi)
                 {
-                    if (!x)
+                    switch (kind)
                     {
-                        coupling.interfaceRowSums(phase, yi);
-                    }
-                    else if (transposed)
-                    {
-                        coupling.interfaceProductT(phase, xi, yi);
-                    }
-                    else
-                    {
-                        coupling.interfaceProduct(phase, xi, yi);
+                        case InterfaceTerms::product: coupling.interfaceProduct(phase, xi, yi); break;
+                        case InterfaceTerms::productT: coupling.interfaceProductT(phase, xi, yi); break;
+                        case InterfaceTerms::rowSums: coupling.interfaceRowSums(phase, yi); break;
+                        case InterfaceTerms::residual: coupling.interfaceResidual(phase, xi, yi); break;
+                        case InterfaceTerms::magnitudes: coupling.interfaceMagnitudes(phase, yi); break;
                     }
                 });
             }
@@ -177,9 +185,15 @@ private:
         host(InterfacePhase::early);
         if (!dcRows_.empty())
         {
+            if (kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes)
+            {
+                throw Error("gpuLdu: a system with device couplings (ranks consolidated) takes no "
+                            "residual or magnitude interface terms");
+            }
             const int nTerms = int(dcCols_.size());
             forEach<B>(0, int(dcRows_.size()), detail::SubtractCouplings{
-                ptr(dcRows_), ptr(dcStart_), ptr(dcCols_), ptr(dcCoeffs_) + (transposed ? nTerms : 0), x, y});
+                ptr(dcRows_), ptr(dcStart_), ptr(dcCols_),
+                ptr(dcCoeffs_) + (kind == InterfaceTerms::productT ? nTerms : 0), x, y});
         }
         host(InterfacePhase::late);
     }
@@ -189,7 +203,7 @@ private:
     double normFactor(const double* Apsi, DeviceScalars<B>& sums, const Coupling& coupling)
     {
         forEach<B>(0, n(), detail::RowSum{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(A_.val), ptr(sumA_)});
-        subtractInterfaces(ptr(sumA_), nullptr, false, coupling);
+        interfaceTerms(InterfaceTerms::rowSums, ptr(sumA_), nullptr, coupling);
         const double xRef = sums.gSum(detail::Sum{ptr(psi_)})/sums.gCount();
         return sums.gSum(detail::NormFactorTerm{ptr(sumA_), Apsi, ptr(source_), xRef}) + 1e-20;
     }
@@ -369,7 +383,32 @@ public:
     void amul(double* y, const double* x, const Coupling& coupling)
     {
         spmv(y, x, A_.val, formatted_);
-        subtractInterfaces(y, x, false, coupling);
+        interfaceTerms(InterfaceTerms::product, y, x, coupling);
+    }
+
+    //- y -= the coupled interfaces' terms of A x at their cells (Amul's, GAMG's interpolate)
+    void subtractInterfaceProduct(double* y, const double* x, const Coupling& coupling)
+    {
+        interfaceTerms(InterfaceTerms::product, y, x, coupling);
+    }
+
+    //- y += the coupled interfaces' terms as lduMatrix::residual and the Gauss-Seidel
+    //  smoothers take them (OpenFOAM's add = false), x the field they read
+    void addInterfaceResidual(double* y, const double* x, const Coupling& coupling)
+    {
+        interfaceTerms(InterfaceTerms::residual, y, x, coupling);
+    }
+
+    //- y += the magnitudes of the interface coefficients of each interface cell's faces
+    void addInterfaceMagnitudes(double* y, const Coupling& coupling)
+    {
+        interfaceTerms(InterfaceTerms::magnitudes, y, nullptr, coupling);
+    }
+
+    //- Whether a coupling puts terms on this system's rows
+    bool hasInterfaces(const Coupling& coupling) const
+    {
+        return nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
@@ -387,7 +426,7 @@ public:
             formattedTValid_ = true;
         }
         spmv(y, x, valT_, formattedT_);
-        subtractInterfaces(y, x, true, coupling);
+        interfaceTerms(InterfaceTerms::productT, y, x, coupling);
     }
 
     MatrixFormat setFormat(MatrixFormat format) override

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark: tutorials/cavity3D (icoFoam, N^3 cells, K time steps) with native PCG, native GAMG
 # (for p), the plugin's PCGGPU, with the chosen preconditioner and with diagonal, and the
-# plugin's GAMGGPU (one rank; GaussSeidel, Chebyshev, l1Jacobi), all under
+# plugin's GAMGGPU (one rank: GaussSeidel, Chebyshev, l1Jacobi; with -np P also on the P ranks,
+# each rank's hierarchy on the GPU: GaussSeidel, Chebyshev), all under
 # OpenFOAM's profiling. Prints one table: p solves, p iterations (from
 # the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
@@ -194,7 +195,7 @@ sed -i '/^\s*p\(Final\)\?\s*$/,/}/ { /preconditioner/d; s/^\(\s*solver\s\+\)\S\+
     || { echo "FAIL: could not set GAMG in $gamg/system/fvSolution" >&2; exit 1; }
 runIcoFoam "$gamg" "native GAMG"
 
-# GAMGGPU (OpenFOAM's GAMG on the device) on one rank (it does not take processor patches yet):
+# GAMGGPU (OpenFOAM's GAMG on the device) on one rank:
 # the native GAMG run's dictionaries, undecomposed, with GaussSeidel as the native GAMG run and with
 # the plugin's own smoothers Chebyshev and l1Jacobi; each with the debug switch that logs every
 # solve's time and one-off set-up (gpuLduSolver 1), and GaussSeidel and Chebyshev once more with
@@ -208,27 +209,36 @@ sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*solver\s\+\)GAMG\s*;/\1GAMGGPU;\n    
 grep -q '^libs' "$gamgGpu/system/controlDict" || sed -i 's/^application.*/&\nlibs ("libgpuLduSolvers.so");/' "$gamgGpu/system/controlDict"
 [ "$(grep -cE '^\s*solver\s+GAMGGPU\s*;' "$gamgGpu/system/fvSolution")" -eq 2 ] \
     || { echo "FAIL: could not set GAMGGPU in $gamgGpu/system/fvSolution" >&2; exit 1; }
+# the same dictionaries on the native GAMG run's decomposition (-np P > 1)
+gamgGpuNp=$work/gamgGpuNp
+copyCase "$gamg" "$gamgGpuNp"
+cp "$gamgGpu/system/fvSolution" "$gamgGpu/system/controlDict" "$gamgGpuNp/system/"
 
-# runGamgGpu <smoother> <debug level>: GAMGGPU with that smoother for p and pFinal in
-# $work/gamgGpu-<smoother>-<debug level>
+# runGamgGpu <smoother> <debug level> [np]: GAMGGPU with that smoother for p and pFinal in
+# $work/gamgGpu-<smoother>-<debug level>, on one rank, or on the np ranks of the decomposition
+# (then in $work/gamgGpu-<smoother>-<debug level>-np)
 runGamgGpu()
 {
-    local dir=$work/gamgGpu-$1-$2
-    copyCase "$gamgGpu" "$dir"
+    local dir=$work/gamgGpu-$1-$2${3:+-np} ranks=${3:-1}
+    copyCase "$([ -n "${3:-}" ] && echo "$gamgGpuNp" || echo "$gamgGpu")" "$dir"
     sed -i "/^\s*p\(Final\)\?\s*$/,/}/ s/^\(\s*smoother\s\+\)\S\+\s*;/\1$1;/" "$dir/system/fvSolution"
     [ "$(grep -cE "^\s*smoother\s+$1\s*;" "$dir/system/fvSolution")" -eq 2 ] \
         || { echo "FAIL: could not set smoother $1 in $dir/system/fvSolution" >&2; exit 1; }
     sed -i "s/^libs.*/&\nDebugSwitches { gpuLduSolver $2; }/" "$dir/system/controlDict"
-    (np=1; runIcoFoam "$dir" "GAMGGPU executor $executor + $1, one rank, gpuLduSolver $2")
+    (np=$ranks; runIcoFoam "$dir" "GAMGGPU executor $executor + $1, $ranks rank(s), gpuLduSolver $2")
 }
 smoothers=${GAMG_SMOOTHERS:-GaussSeidel Chebyshev l1Jacobi}
 for s in $smoothers; do runGamgGpu "$s" 1; done
 for s in GaussSeidel Chebyshev; do runGamgGpu "$s" 2; done
+npSmoothers=""
+[ "$np" -gt 1 ] && npSmoothers=${GAMG_NP_SMOOTHERS:-GaussSeidel Chebyshev}
+for s in $npSmoothers; do runGamgGpu "$s" 1 "$np"; done
 
-# gamgLine <smoother>: one line of the GAMGGPU table from its runs' logs and profiling
+# gamgLine <smoother> [-np]: one line of the GAMGGPU table from its runs' logs and profiling
+# (-np: the decomposed run; its solve times are the first rank's)
 gamgLine()
 {
-    local run=$work/gamgGpu-$1-1 timed=$work/gamgGpu-$1-2 S I T W
+    local run=$work/gamgGpu-$1-1${2:-} timed=$work/gamgGpu-$1-2${2:-} S I T W
     read -r S I T _ _ _ W _ < <(summary "$run")
     # per solve: "solve X ms: agglomeration A ms, level systems L ms, upload U ms, coarse
     # matrices C ms, smoother set-up M ms, V-cycles V ms"
@@ -240,7 +250,7 @@ gamgLine()
         "$timed/log.icoFoam" | awk '{ a += $1; b += $2; c += $3; d += $4; e += $5 } END { print a+0, b+0, c+0, d+0, e+0 }' || echo "0 0 0 0 0")
     local tI=0
     [ -f "$timed/log.icoFoam" ] && read -r _ tI _ < <(summary "$timed")
-    awk -v name="$1" -v S="$S" -v I="$I" -v T="$T" -v W="$W" -v gPS="$gPS" -v gI="$gI" -v gS="$gS" -v parts="$parts" -v tI="$tI" '
+    awk -v name="$1${2:+ np$np}" -v S="$S" -v I="$I" -v T="$T" -v W="$W" -v gPS="$gPS" -v gI="$gI" -v gS="$gS" -v parts="$parts" -v tI="$tI" '
         function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
         { n++; if (n == 1) { first = $1; agg = $2; sys = $3 } else { later += $1 }
           up += $4; cm += $5; ss += $6 }
@@ -310,11 +320,12 @@ table=$(awk -v pUp="$pUp" -v pSet="$pSet" -v pIt="$pIt" -v pHand="$pHand" -v sS=
     }')
 gPS=$(awk -v t="$gT" -v s="$gS" 'BEGIN { print s ? 1000*t/s : 0 }')
 gamgTable=$(
-    printf "GAMGGPU one rank, executor %s, against native GAMG GaussSeidel on %d rank(s) (%d p solves, %d V-cycles, %.5g ms per p-solve, first solve's agglomeration included):\n" \
-        "$executor" "$np" "$gS" "$gI" "$gPS"
+    printf "GAMGGPU one rank (np%d: on the %d ranks), executor %s, against native GAMG GaussSeidel on %d rank(s) (%d p solves, %d V-cycles, %.5g ms per p-solve, first solve's agglomeration included):\n" \
+        "$np" "$np" "$executor" "$np" "$gS" "$gI" "$gPS"
     printf "%-12s %7s %9s %10s %10s %10s %10s %9s %9s %8s %7s %7s %7s %7s %7s %7s %7s %8s\n" smoother "solves" "V-cycles" "ms/solve" "ms/Vcycle" \
         "steady ms" "first ms" "agglom ms" "levels ms" "set-up" "GAMG/x" "steady" "smFine" "smCoarse" "transfer" "coarsest" "chain" "wall s"
     for s in $smoothers; do gamgLine "$s"; done
+    for s in $npSmoothers; do gamgLine "$s" -np; done
     echo "ms/solve, ms/Vcycle: profiling fvMatrix::solve.p (all solves, first included); steady ms: the plugin's own time of the solves after the first;" \
          "first ms: the first solve, of which agglom ms (OpenFOAM's GAMGAgglomeration, one core) and levels ms (the level systems built);" \
          "set-up: upload + coarse matrices + smoother set-up, share of the p-solve time; GAMG/x: native GAMG's ms per p-solve over this one's," \

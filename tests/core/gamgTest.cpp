@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 
 namespace gpuLdu::test
 {
@@ -207,7 +208,8 @@ TYPED_TEST(GamgTest, RejectsInconsistentAgglomeration)
 }
 
 //- OpenFOAM's smoothers, their face loops written out (GaussSeidelSmoother.C,
-//  symGaussSeidelSmoother.C, DICSmoother.C/DILUSmoother.C with lduMatrix::residual)
+//  symGaussSeidelSmoother.C, DICSmoother.C/DILUSmoother.C with lduMatrix::residual), the
+//  problem's interfaces as OpenFOAM's interface update with add = false: b' += c x_neighbour
 inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vector<double>& psi,
                             const std::vector<double>& b, int nSweeps)
 {
@@ -239,6 +241,10 @@ inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vec
         for (int s = 0; s < nSweeps; ++s)
         {
             std::vector<double> bPrime = b;
+            for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+            {
+                bPrime[p.ifCell[k]] += p.ifCoeff[k]*psi[p.ifNbr[k]];
+            }
             for (int c = 0; c < n; ++c)
             {
                 gsPass(bPrime, c);
@@ -271,6 +277,10 @@ inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vec
             {
                 rA[p.upper[f]] -= lo[f]*psi[p.lower[f]];
                 rA[p.lower[f]] -= up[f]*psi[p.upper[f]];
+            }
+            for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+            {
+                rA[p.ifCell[k]] += p.ifCoeff[k]*psi[p.ifNbr[k]];
             }
             for (int c = 0; c < n; ++c)
             {
@@ -326,6 +336,10 @@ inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, st
         offMag[p.lower[f]] += std::abs(p.upperCoeffs[f]);
         offMag[p.upper[f]] += std::abs(p.lowerOrUpper()[f]);
     }
+    for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+    {
+        offMag[p.ifCell[k]] += std::abs(p.ifCoeff[k]);
+    }
     const auto residual = [&](const std::vector<double>& x)
     {
         std::vector<double> r = referenceAmul(p, x);
@@ -378,10 +392,47 @@ inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, st
     }
 }
 
-//- The matrix of a coarse level (referenceCoarseMatrix) as a problem of its own
+//- The problem with interface couplings between random pairs of cells added (cells on several
+//  interfaces among them), in the sign of its diagonal and kept in the diagonal, as a cyclic's
+inline LduProblem withInterfaces(LduProblem p, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> cell(0, p.nCells - 1);
+    std::uniform_real_distribution<double> weight(0.5, 1.5);
+    for (int k = 0; k < p.nCells/8; ++k)
+    {
+        const int a = cell(gen);
+        const int b = cell(gen);
+        if (a == b)
+        {
+            continue;
+        }
+        const double sign = p.diag[a] < 0 ? -1 : 1;
+        const double w = sign*weight(gen);
+        p.ifCell.insert(p.ifCell.end(), {a, b});
+        p.ifNbr.insert(p.ifNbr.end(), {b, a});
+        p.ifCoeff.insert(p.ifCoeff.end(), {w, w});
+        p.diag[a] += w;
+        p.diag[b] += w;
+    }
+    return p;
+}
+
+//- The matrix of a coarse level (referenceCoarseMatrix) as a problem of its own, each interface
+//  term carried to the coarse cells of its two cells (as a GAMG interface's)
 inline LduProblem coarseProblem(const LduProblem& p, const TestLevel& t)
 {
     LduProblem c;
+    for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+    {
+        c.ifCell.push_back(t.restrictAddressing[p.ifCell[k]]);
+        c.ifNbr.push_back(t.restrictAddressing[p.ifNbr[k]]);
+        c.ifCoeff.push_back(p.ifCoeff[k]);
+        if (c.ifCell.back() == c.ifNbr.back())
+        {
+            throw std::logic_error("an interface's two cells in one coarse cell");
+        }
+    }
     c.nCells = t.nCells;
     c.lower = t.lower;
     c.upper = t.upper;
@@ -400,12 +451,15 @@ TYPED_TEST(GamgTest, SmoothersAreOpenFOAMs)
 {
     // a coarse level's matrix: its faces are not in upper-triangular order
     for (const LduProblem& fine : {poisson3D(12, 9, 7, 6, -1), asymmetric(12, 9, 7, 7)})
+    for (bool interfaces : {false, true})
     {
         const TestLevel t = agglomerate(fine.addressing(), 8);
-        const LduProblem p = coarseProblem(fine, t);
+        const LduProblem p = interfaces ? withInterfaces(coarseProblem(fine, t), 12) : coarseProblem(fine, t);
+        const ProblemCoupling coupling(p);
         const TestLevel t2 = agglomerate(p.addressing(), 9);
         GamgSystemImpl<TypeParam> gamg(p.addressing(), {t2.view()});
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        gamg.setInterfaces({coupling.cells(), {}});
         const std::vector<double> b = randomVector(p.nCells, 10);
         const std::vector<GamgSmoother> smoothers = p.symmetric()
             ? std::vector<GamgSmoother>{GamgSmoother::GaussSeidel, GamgSmoother::symGaussSeidel,
@@ -417,8 +471,9 @@ TYPED_TEST(GamgTest, SmoothersAreOpenFOAMs)
             std::vector<double> expected = randomVector(p.nCells, 11);
             std::vector<double> psi = expected;
             referenceSmooth(p, s, expected, b, 2);
-            gamg.smoothFinest(s, psi.data(), b.data(), 2);
-            EXPECT_EQ(psi, expected) << "smoother " << int(s) << (p.symmetric() ? " symmetric" : " asymmetric");
+            gamg.smoothFinest(s, psi.data(), b.data(), 2, coupling);
+            EXPECT_EQ(psi, expected) << "smoother " << int(s) << (p.symmetric() ? " symmetric" : " asymmetric")
+                                     << (interfaces ? " with interfaces" : "");
         }
     }
 }
@@ -426,12 +481,15 @@ TYPED_TEST(GamgTest, SmoothersAreOpenFOAMs)
 TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
 {
     for (const LduProblem& fine : {poisson3D(12, 9, 7, 6, -1), asymmetric(12, 9, 7, 7)})
+    for (bool interfaces : {false, true})
     {
         const TestLevel t = agglomerate(fine.addressing(), 8);
-        const LduProblem p = coarseProblem(fine, t);
+        const LduProblem p = interfaces ? withInterfaces(coarseProblem(fine, t), 12) : coarseProblem(fine, t);
+        const ProblemCoupling coupling(p);
         const TestLevel t2 = agglomerate(p.addressing(), 9);
         GamgSystemImpl<TypeParam> gamg(p.addressing(), {t2.view()});
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        gamg.setInterfaces({coupling.cells(), {}});
         const std::vector<double> b = randomVector(p.nCells, 10);
         for (GamgSmoother s : {GamgSmoother::l1Jacobi, GamgSmoother::Chebyshev})
         {
@@ -441,7 +499,7 @@ TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
                 std::vector<double> expected = randomVector(p.nCells, 11);
                 std::vector<double> psi = expected;
                 referenceJacobiSmooth(p, s, expected, b, nSweeps);
-                gamg.smoothFinest(s, psi.data(), b.data(), nSweeps);
+                gamg.smoothFinest(s, psi.data(), b.data(), nSweeps, coupling);
                 double maxDiff = 0, maxMag = 0;
                 for (int i = 0; i < p.nCells; ++i)
                 {
@@ -449,7 +507,8 @@ TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
                     maxMag = std::max(maxMag, std::abs(expected[i]));
                 }
                 EXPECT_LT(maxDiff, 1e-12*maxMag) << "smoother " << int(s) << ", " << nSweeps << " sweeps"
-                                                 << (p.symmetric() ? " symmetric" : " asymmetric");
+                                                 << (p.symmetric() ? " symmetric" : " asymmetric")
+                                                 << (interfaces ? " with interfaces" : "");
             }
         }
     }
@@ -500,10 +559,10 @@ TYPED_TEST(GamgTest, ChebyshevDampsTheUpperSpectrum)
 }
 
 //- An asymmetric matrix as a transient momentum equation's: the asymmetric test problem with
-//  its diagonal made larger (the time derivative)
-inline LduProblem momentumLike(int nx, int ny, int nz, unsigned seed)
+//  its diagonal made larger (the time derivative); periodicX as poisson3D's
+inline LduProblem momentumLike(int nx, int ny, int nz, unsigned seed, bool periodicX = false)
 {
-    LduProblem p = asymmetric(nx, ny, nz, seed);
+    LduProblem p = asymmetric(nx, ny, nz, seed, periodicX);
     for (double& d : p.diag)
     {
         d *= 1.5;
@@ -540,7 +599,7 @@ TYPED_TEST(GamgTest, SolvesToTolerance)
             SolverControls controls;
             controls.tolerance = 1e-9;
             std::vector<double> psi(p.nCells, 0.0);
-            const SolveResult r = gamg->solve(psi.data(), b.data(), controls, c, Coupling());
+            const SolveResult r = gamg->solve(psi.data(), b.data(), controls, c, {});
             EXPECT_TRUE(r.converged) << "smoother " << int(s);
             EXPECT_LT(r.finalResidual, 1e-9);
             EXPECT_GT(r.nIterations, 1);
@@ -555,6 +614,78 @@ TYPED_TEST(GamgTest, SolvesToTolerance)
             }
             const std::vector<double> zero(p.nCells, 0.0);
             EXPECT_NEAR(sum/referenceNormFactor(p, zero, zero, b), r.finalResidual, 1e-12*r.finalResidual);
+        }
+    }
+}
+
+//- Coupled interfaces on every level (cyclic-like couplings between the x = 0 and x = nx - 1
+//  planes, carried to the coarse levels): every smoother solves the coupled system, the residual
+//  it reports is the coupled one of the psi it returns; without the couplings the same solve
+//  leaves the coupled residual far from converged (the test sees the interfaces)
+TYPED_TEST(GamgTest, CoupledSolvesToTolerance)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 14, -1, true), momentumLike(16, 12, 10, 15, true)})
+    {
+        std::vector<TestLevel> levels;
+        std::vector<LduProblem> problems{p};
+        for (int l = 0; l < 3; ++l)
+        {
+            levels.push_back(agglomerate(problems.back().addressing(), 30 + l));
+            problems.push_back(coarseProblem(problems.back(), levels.back()));
+        }
+        std::vector<GamgLevelView> views;
+        for (const TestLevel& t : levels)
+        {
+            views.push_back(t.view());
+        }
+        std::vector<std::unique_ptr<ProblemCoupling>> couplings;
+        std::vector<const Coupling*> couplingOf;
+        std::vector<std::vector<int>> cellsOf;
+        for (const LduProblem& level : problems)
+        {
+            couplings.push_back(std::make_unique<ProblemCoupling>(level));
+            couplingOf.push_back(couplings.back().get());
+            cellsOf.push_back(couplings.back()->cells());
+            ASSERT_FALSE(cellsOf.back().empty());
+        }
+        auto gamg = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        const std::vector<double> b = referenceSource(p);
+        const std::vector<double> zero(p.nCells, 0.0);
+        const double normFactor = referenceNormFactor(p, zero, zero, b);
+        const auto coupledResidual = [&](const std::vector<double>& psi)
+        {
+            const std::vector<double> Ax = referenceAmul(p, psi);
+            double sum = 0;
+            for (int i = 0; i < p.nCells; ++i)
+            {
+                sum += std::abs(b[i] - Ax[i]);
+            }
+            return sum/normFactor;
+        };
+        for (GamgSmoother s : {GamgSmoother::GaussSeidel, p.symmetric() ? GamgSmoother::DIC : GamgSmoother::DILU,
+                               GamgSmoother::l1Jacobi, GamgSmoother::Chebyshev})
+        {
+            GamgControls c;
+            c.smoother = s;
+            c.scaleCorrection = p.symmetric();
+            c.interpolateCorrection = true;
+            SolverControls controls;
+            controls.tolerance = 1e-9;
+            controls.maxIter = 200;
+            std::vector<double> psi(p.nCells, 0.0);
+            gamg->setInterfaces(cellsOf);
+            const SolveResult r = gamg->solve(psi.data(), b.data(), controls, c, couplingOf);
+            EXPECT_TRUE(r.converged) << "smoother " << int(s);
+            EXPECT_LT(r.finalResidual, 1e-9);
+            EXPECT_NEAR(coupledResidual(psi), r.finalResidual, 1e-9*r.finalResidual) << "smoother " << int(s);
+
+            // the same solve blind to the interfaces
+            std::vector<double> blind(p.nCells, 0.0);
+            gamg->setInterfaces(std::vector<std::vector<int>>(problems.size()));
+            controls.maxIter = 20;
+            gamg->solve(blind.data(), b.data(), controls, c, {});
+            EXPECT_GT(coupledResidual(blind), 1e-4) << "smoother " << int(s);
         }
     }
 }

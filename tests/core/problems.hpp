@@ -246,6 +246,37 @@ public:
         }
     }
 
+    //- lduMatrix::residual's interface terms: y += c x_neighbour
+    void interfaceResidual(InterfacePhase phase, const double* x, double* y) const override
+    {
+        if (phase != InterfacePhase::late)
+        {
+            return;
+        }
+        for (std::size_t j = 0; j < cells_.size(); ++j)
+        {
+            for (const auto& [nbr, c] : terms_[j])
+            {
+                y[j] += c*x[nbr];
+            }
+        }
+    }
+
+    void interfaceMagnitudes(InterfacePhase phase, double* y) const override
+    {
+        if (phase != InterfacePhase::late)
+        {
+            return;
+        }
+        for (std::size_t j = 0; j < cells_.size(); ++j)
+        {
+            for (const auto& term : terms_[j])
+            {
+                y[j] += std::abs(term.second);
+            }
+        }
+    }
+
     void interfaceRowSums(InterfacePhase phase, double* sumA) const override
     {
         if (phase != InterfacePhase::late)

@@ -3,9 +3,11 @@
 # GAMGGPU against OpenFOAM's GAMG, solve by solve (compareNative.sh): the tutorials with their
 # pressure (or velocity) solver turned into GAMGGPU, each of OpenFOAM's smoothers on at least
 # one case, symmetric and asymmetric matrices, the optional steps of the V-cycle. With the cpu
-# executor every solve line equals native's. The plugin's own smoothers (l1Jacobi, Chebyshev),
-# which native GAMG does not have: every solve reaches its tolerance, and checkNative with them
-# is refused. Usage: gamg.sh [cpu|gpu]   (default cpu)
+# executor every solve line equals native's. Coupled patches: boxTurb16's cyclics serially, and
+# decomposed runs (mpirun; processor patches on every level, with the cyclics on boxTurb16) line
+# by line against native GAMG decomposed the same way. The plugin's own smoothers (l1Jacobi,
+# Chebyshev), which native GAMG does not have: every solve reaches its tolerance, serially and
+# decomposed, and checkNative with them is refused. Usage: gamg.sh [cpu|gpu]   (default cpu)
 set -euo pipefail
 
 executor=${1:-cpu}
@@ -84,6 +86,9 @@ check - "$(gamgCase cavity3D cavity3D-p 'p|pFinal' GaussSeidel)"
 check - "$(gamgCase elbow elbow-p 'p|pFinal' GaussSeidel)"
 check - "$(gamgCase elbow elbow-p-algebraic 'p|pFinal' DICGaussSeidel 'agglomerator algebraicPair')"
 check - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
+# cyclic patches on every level (boxTurb16: 6 cyclics)
+check - "$(gamgCase boxTurb16 boxTurb16-p 'p' GaussSeidel)"
+check - "$(gamgCase boxTurb16 boxTurb16-p-DIC 'p' DIC 'interpolateCorrection yes')"
 
 # ownSmoother <caseDir> <field regex> <tolerance> <relTol of the 1st, 2nd, ... solve of a time
 # step>: runs the case with the plugin; passes when it ends and every solve of the fields
@@ -94,13 +99,21 @@ check - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
 . "$here/fvSolutionEdit.sh"
 ownSmoother()
 {
-    local caseDir=$1 fields=$2 tolerance=$3 relTols=$4 log=$1/log.icoFoam out
+    local caseDir=$1 log=$1/log.icoFoam
     editFvSolution "$caseDir/system/fvSolution" plugin "$executor" "" > /dev/null
     if ! (cd "$caseDir" && ./Allrun > log.Allrun 2>&1) || ! grep -q '^End' "$log"; then
         failed=$((failed + 1))
         echo "FAIL $(basename "$caseDir"): the run failed, kept $log"
         return
     fi
+    toTolerance "$log" "${@:2}"
+}
+
+# toTolerance <log> <field regex> <tolerance> <relTols>: passes when every GAMGGPU solve of the
+# fields in the log reaches its tolerance (ownSmoother)
+toTolerance()
+{
+    local log=$1 fields=$2 tolerance=$3 relTols=$4 out
     if out=$(awk -v fields="^($fields)," -v shown="$fields" -v tol="$tolerance" -v relTols="$relTols" '
         BEGIN { nRel = split(relTols, rel, " ") }
         /^Time = / { k = 0 }
@@ -119,10 +132,10 @@ ownSmoother()
             exit bad
         }' "$log" 2>&1); then
         passed=$((passed + 1))
-        echo "PASS $(basename "$caseDir") executor $executor: $out"
+        echo "PASS $(basename "$(dirname "$log")") executor $executor: $out"
     else
         failed=$((failed + 1))
-        echo "FAIL $(basename "$caseDir") executor $executor (kept $log)"
+        echo "FAIL $(basename "$(dirname "$log")") executor $executor (kept $log)"
         echo "$out" | sed 's/^/    /'
     fi
 }
@@ -133,6 +146,83 @@ for smoother in l1Jacobi Chebyshev; do
     ownSmoother "$(gamgCase cavity "cavity-U-$smoother" U "$smoother")" 'Ux|Uy' 1e-05 0
 done
 ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1e-06 "0.05 0"
+
+# decomposedRun <caseDir> <application>: the case meshed, split hierarchically 2x2 and run on 4
+# ranks (boxTurb16: its initial field made by boxTurb first)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+decomposedRun()
+{
+    local caseDir=$1 app=$2
+    printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
+        'numberOfSubdomains 4; method hierarchical; coeffs { n (2 2 1); }' > "$caseDir/system/decomposeParDict"
+    (cd "$caseDir" && blockMesh > log.blockMesh 2>&1 \
+        && { [ ! -f constant/boxTurbDict ] || boxTurb > log.boxTurb 2>&1; } \
+        && decomposePar > log.decomposePar 2>&1 \
+        && mpirun --oversubscribe -np 4 "$app" -parallel > "log.$app" 2>&1)
+}
+
+# decomposed <caseDir> <application>: native GAMG and GAMGGPU on the case split 2x2, solve line
+# by solve line. cpu: every solve line (all fields) equals native's. gpu: the plugin runs with
+# checkNative (each GAMGGPU system also solved natively from the same state): each solve's
+# initial residual is native's and its V-cycles within $allow of native's.
+decomposed()
+{
+    local caseDir=$1 app=$2 native plugin lines off
+    rm -rf "$caseDir-native"
+    cp -r "$caseDir" "$caseDir-native"
+    editFvSolution "$caseDir-native/system/fvSolution" native "" "" > /dev/null
+    editFvSolution "$caseDir/system/fvSolution" "$([ "$executor" = gpu ] && echo checkNative || echo plugin)" \
+        "$executor" "" > /dev/null
+    if ! decomposedRun "$caseDir-native" "$app" || ! decomposedRun "$caseDir" "$app"; then
+        failed=$((failed + 1))
+        echo "FAIL $(basename "$caseDir") decomposed: a run failed, kept $caseDir*"
+        return
+    fi
+    native=$(grep -E 'Solving for ' "$caseDir-native/log.$app" | sed 's/^.*Solving for/Solving for/')
+    plugin=$(grep -E 'Solving for ' "$caseDir/log.$app" | sed 's/^.*Solving for/Solving for/')
+    lines=$(echo "$native" | grep -c . || true)
+    if [ "$executor" = cpu ]; then
+        off=$(diff <(echo "$native") <(echo "$plugin") | grep -c '^<' || true)
+    else
+        off=$(grep '^checkNative: ' "$caseDir/log.$app" | awk -v allow="$allow" \
+            '{ d = $6 - $(NF-4); if (d < 0) d = -d; if ($8 != $(NF-2) || d > allow) ++bad; ++n }
+             END { print (n > 0 ? bad + 0 : 999) }')
+    fi
+    if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app"; then
+        passed=$((passed + 1))
+        echo "PASS $(basename "$caseDir") decomposed 2x2 executor $executor: $lines solve lines, $off off"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $(basename "$caseDir") decomposed 2x2 executor $executor: $lines solve lines, $off off (kept $caseDir*)"
+        diff <(echo "$native") <(echo "$plugin") | head -n 4 | sed 's/^/    /'
+    fi
+}
+
+# boxTurbIcoFoam <caseDir>: boxTurb16 for icoFoam (dnsFoam does not run decomposed): 20 steps,
+# p's level set in cell 0 (all its patches are cyclic), pFinal as p
+boxTurbIcoFoam()
+{
+    sed -i 's/^endTime .*/endTime         0.5;/' "$1/system/controlDict"
+    sed -i 's/^    U$/    pFinal\n    {\n        $p;\n    }\n\n    U/' "$1/system/fvSolution"
+    sed -i 's/^\(\s*nNonOrthogonalCorrectors.*\)$/\1\n    pRefCell        0;\n    pRefValue       0;/' "$1/system/fvSolution"
+    echo "$1"
+}
+
+# processor patches on every level, with and without cyclics; symmetric and asymmetric; the
+# optional steps of the V-cycle (pre-smoothing, interpolation) across them
+decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam
+decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam
+decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam
+decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam
+# the plugin's own smoother across processor and cyclic patches
+dir=$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-Chebyshev-decomposed p Chebyshev)")
+editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null
+if decomposedRun "$dir" icoFoam; then
+    toTolerance "$dir/log.icoFoam" p 1e-06 0
+else
+    failed=$((failed + 1))
+    echo "FAIL $(basename "$dir"): the run failed, kept $dir"
+fi
 
 # checkNative compares with native GAMG, which has no such smoother: a FatalIOError
 dir=$(gamgCase cavity cavity-p-checkChebyshev 'p|pFinal' Chebyshev)

@@ -250,6 +250,31 @@ public:
         (void)phase;
         (void)sumAAtCells;
     }
+
+    //- The terms of interfaceProduct with the other sign, added to y: OpenFOAM's interface
+    //  update with add = false, as lduMatrix::residual (y = b - A x) and the Gauss-Seidel
+    //  smoothers' b' (y = b) take them.
+    virtual void interfaceResidual(InterfacePhase phase, const double* xAtCells, double* yAtCells) const
+    {
+        (void)phase;
+        (void)xAtCells;
+        (void)yAtCells;
+    }
+
+    //- |interface coefficient| of this phase's faces added to y at their cells: the
+    //  off-diagonal magnitudes that the interfaces add to a row (the plugin's l1-Jacobi norms
+    //  and Chebyshev bounds).
+    virtual void interfaceMagnitudes(InterfacePhase phase, double* yAtCells) const
+    {
+        (void)phase;
+        (void)yAtCells;
+    }
+
+    //- Global maximum over all ranks of a rank's value
+    virtual double maximum(double local) const
+    {
+        return local;
+    }
 };
 
 //- Interface terms a system applies itself, between the early and the late host phase: for each
@@ -408,8 +433,9 @@ struct GamgTimes
 
 //- OpenFOAM's GAMG (GAMGSolverSolve.C) on one executor: the fine system and the coarse levels
 //  of an agglomeration, built once; each solve uploads the fine values, sums the coarse
-//  matrices on the backend in OpenFOAM's order and runs OpenFOAM's V-cycles. Coupled
-//  interfaces are not taken yet (the coupling gives the global sums only).
+//  matrices on the backend in OpenFOAM's order and runs OpenFOAM's V-cycles. Each level has
+//  its own Coupling: global sums, and the coupled interfaces of that level (on the coarse
+//  levels OpenFOAM's GAMG interfaces, with the agglomerated interface coefficients).
 class GamgSystem
 {
 public:
@@ -423,14 +449,19 @@ public:
     //- Upload the fine matrix values. lower == nullptr means symmetric (lower = upper).
     virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
 
+    //- The interface cells of each level, finest first (the cells of that level's Coupling;
+    //  LduSystem::setInterfaces); none until set.
+    virtual void setInterfaces(const std::vector<std::vector<int>>& cellsOfLevels) = 0;
+
     //- Solve A psi = source as OpenFOAM's GAMGSolver::solve: psi the initial guess on entry and
-    //  the solution on exit; nIterations counts V-cycles.
+    //  the solution on exit; nIterations counts V-cycles. couplings: one per level, finest
+    //  first, or none (a serial matrix without interfaces).
     virtual SolveResult solve(
         double* psi,
         const double* source,
         const SolverControls& controls,
         const GamgControls& gamg,
-        const Coupling& coupling
+        const std::vector<const Coupling*>& couplings
     ) = 0;
 
     //- Whether solve times the parts of its V-cycles (off by default: it synchronises the

@@ -102,7 +102,7 @@ void Foam::gpuLduCoupling::interfaceProduct
     double* yAtCells
 ) const
 {
-    product(phase, interfaceCoeffs_, xAtCells, yAtCells);
+    product(phase, interfaceCoeffs_, true, xAtCells, yAtCells);
 }
 
 
@@ -113,7 +113,54 @@ void Foam::gpuLduCoupling::interfaceProductT
     double* yAtCells
 ) const
 {
-    product(phase, interfaceIntCoeffs_, xAtCells, yAtCells);
+    product(phase, interfaceIntCoeffs_, true, xAtCells, yAtCells);
+}
+
+
+void Foam::gpuLduCoupling::interfaceResidual
+(
+    gpuLdu::InterfacePhase phase,
+    const double* xAtCells,
+    double* yAtCells
+) const
+{
+    product(phase, interfaceCoeffs_, false, xAtCells, yAtCells);
+}
+
+
+void Foam::gpuLduCoupling::interfaceMagnitudes
+(
+    gpuLdu::InterfacePhase phase,
+    double* yAtCells
+) const
+{
+    const lduAddressing& addr = matrix_.lduAddr();
+    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
+
+    forAll(list, patchi)
+    {
+        if (list.set(patchi))
+        {
+            const labelUList& faceCells = addr.patchAddr(patchi);
+            const scalarField& coeffs = interfaceCoeffs_[patchi];
+            forAll(faceCells, facei)
+            {
+                yAtCells[slot(faceCells[facei])] += mag(coeffs[facei]);
+            }
+        }
+    }
+}
+
+
+double Foam::gpuLduCoupling::maximum(double local) const
+{
+    return returnReduce
+    (
+        local,
+        maxOp<scalar>(),
+        Pstream::msgType(),
+        matrix_.mesh().comm()
+    );
 }
 
 
@@ -146,6 +193,7 @@ void Foam::gpuLduCoupling::product
 (
     const gpuLdu::InterfacePhase phase,
     const FieldField<Field, scalar>& coeffs,
+    const bool add,
     const double* xAtCells,
     double* yAtCells
 ) const
@@ -157,9 +205,10 @@ void Foam::gpuLduCoupling::product
     }
 
     // result[faceCells] -= coeffs*psi_neighbour, as in lduMatrix::Amul/Tmul
+    // (add = false: +=, as in lduMatrix::residual)
     const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
-    matrix_.initMatrixInterfaces(true, coeffs, list, psi_, result_, cmpt_);
-    matrix_.updateMatrixInterfaces(true, coeffs, list, psi_, result_, cmpt_);
+    matrix_.initMatrixInterfaces(add, coeffs, list, psi_, result_, cmpt_);
+    matrix_.updateMatrixInterfaces(add, coeffs, list, psi_, result_, cmpt_);
 
     for (std::size_t j = 0; j < cells_.size(); ++j)
     {

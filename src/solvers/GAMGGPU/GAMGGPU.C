@@ -6,6 +6,7 @@
 #include "GAMGGPU.H"
 #include "GAMGAgglomeration.H"
 #include "gpuLduCache.H"
+#include "gpuLduGamgCouplings.H"
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
@@ -80,20 +81,6 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             << nl << "Remove directSolveCoarsest, or use solver GAMG."
             << exit(FatalIOError);
     }
-    forAll(interfaces_, patchi)
-    {
-        if (interfaces_.set(patchi))
-        {
-            FatalErrorInFunction
-                << "Solving for " << fieldName_ << " with " << type()
-                << ": patch " << patchi << " is a coupled patch ("
-                << interfaces_[patchi].interface().type() << "), which "
-                << type() << " does not take yet (cyclic and processor"
-                << " patches, decomposed runs)" << nl
-                << "Use solver GAMG, or PCGGPU/PBiCGStabGPU, for this field."
-                << exit(FatalError);
-        }
-    }
 
     const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
     if (check && !gpuLdu::isOpenFOAMs(gamg.smoother))
@@ -126,6 +113,23 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         const GAMGAgglomeration& agglomeration =
             GAMGAgglomeration::New(matrix_, controlDict_);
         agglomerationSeconds = secondsSince(solveStart);
+        if (agglomeration.processorAgglomerate())
+        {
+            FatalIOErrorInFunction(controlDict_)
+                << "processorAgglomerator for field " << fieldName_
+                << " (solver " << type() << ") is not available: each"
+                << " rank keeps its own levels" << nl
+                << "Remove processorAgglomerator, or use solver GAMG."
+                << exit(FatalIOError);
+        }
+
+        // Every level's interfaces and interface coefficients, as
+        // GAMGSolver's constructor makes them (cyclic, processor, ...)
+        const gpuLduGamgCouplings couplings
+        (
+            agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+            interfaces_, cmpt
+        );
 
         const auto systemStart = std::chrono::steady_clock::now();
         gpuLdu::GamgSystem& sys =
@@ -134,6 +138,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         // gpuLduSolver 2: the V-cycle's parts timed (the device waited for
         // between parts, which slows the solve)
         sys.setTimed(gpuLduSolver::debug >= 2);
+        sys.setInterfaces(couplings.cells());
         sys.setMatrix
         (
             matrix_.diag().cdata(),
@@ -146,7 +151,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             source.cdata(),
             controls(),
             gamg,
-            gpuLdu::Coupling()
+            couplings.couplings()
         );
         times = sys.times();
         levelCells = sys.levelCells();

@@ -1,0 +1,143 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+\*---------------------------------------------------------------------------*/
+
+#include "gpuLduGamgCouplings.H"
+#include "GAMGInterface.H"
+#include "GAMGInterfaceField.H"
+
+Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
+(
+    const GAMGAgglomeration& agglomeration,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const direction cmpt
+)
+:
+    coarseMatrices_(agglomeration.size()),
+    primitiveInterfaces_(agglomeration.size()),
+    interfaces_(agglomeration.size()),
+    bouCoeffs_(agglomeration.size()),
+    intCoeffs_(agglomeration.size()),
+    couplings_(agglomeration.size() + 1)
+{
+    couplings_.set
+    (
+        0,
+        new gpuLduCoupling
+        (
+            matrix, interfaceBouCoeffs, interfaceIntCoeffs, interfaces, cmpt
+        )
+    );
+
+    // Level i coarsens level i into level i + 1 (GAMGSolver's constructor,
+    // agglomerateInterfaceCoefficients)
+    forAll(agglomeration, i)
+    {
+        const lduInterfaceFieldPtrsList& fineInterfaces =
+            i == 0 ? interfaces : interfaces_[i - 1];
+        const FieldField<Field, scalar>& fineBou =
+            i == 0 ? interfaceBouCoeffs : bouCoeffs_[i - 1];
+        const FieldField<Field, scalar>& fineInt =
+            i == 0 ? interfaceIntCoeffs : intCoeffs_[i - 1];
+
+        const lduInterfacePtrsList& coarseMeshInterfaces =
+            agglomeration.interfaceLevel(i + 1);
+        const labelListList& patchFineToCoarse =
+            agglomeration.patchFaceRestrictAddressing(i);
+        const labelList& nPatchFaces = agglomeration.nPatchFaces(i);
+
+        coarseMatrices_.set(i, new lduMatrix(agglomeration.meshLevel(i + 1)));
+        primitiveInterfaces_.set
+        (
+            i,
+            new PtrList<lduInterfaceField>(fineInterfaces.size())
+        );
+        interfaces_.set(i, new lduInterfaceFieldPtrsList(fineInterfaces.size()));
+        bouCoeffs_.set(i, new FieldField<Field, scalar>(fineInterfaces.size()));
+        intCoeffs_.set(i, new FieldField<Field, scalar>(fineInterfaces.size()));
+
+        forAll(fineInterfaces, inti)
+        {
+            if (fineInterfaces.set(inti))
+            {
+                const GAMGInterface& coarseInterface =
+                    refCast<const GAMGInterface>(coarseMeshInterfaces[inti]);
+
+                primitiveInterfaces_[i].set
+                (
+                    inti,
+                    GAMGInterfaceField::New
+                    (
+                        coarseInterface,
+                        fineInterfaces[inti]
+                    ).ptr()
+                );
+                interfaces_[i].set(inti, &primitiveInterfaces_[i][inti]);
+
+                const labelList& faceRestrictAddressing =
+                    patchFineToCoarse[inti];
+
+                bouCoeffs_[i].set
+                (
+                    inti,
+                    new scalarField(nPatchFaces[inti], Zero)
+                );
+                agglomeration.restrictField
+                (
+                    bouCoeffs_[i][inti],
+                    fineBou[inti],
+                    faceRestrictAddressing
+                );
+
+                intCoeffs_[i].set
+                (
+                    inti,
+                    new scalarField(nPatchFaces[inti], Zero)
+                );
+                agglomeration.restrictField
+                (
+                    intCoeffs_[i][inti],
+                    fineInt[inti],
+                    faceRestrictAddressing
+                );
+            }
+        }
+
+        couplings_.set
+        (
+            i + 1,
+            new gpuLduCoupling
+            (
+                coarseMatrices_[i], bouCoeffs_[i], intCoeffs_[i],
+                interfaces_[i], cmpt
+            )
+        );
+    }
+}
+
+
+std::vector<const gpuLdu::Coupling*>
+Foam::gpuLduGamgCouplings::couplings() const
+{
+    std::vector<const gpuLdu::Coupling*> c;
+    forAll(couplings_, leveli)
+    {
+        c.push_back(&couplings_[leveli]);
+    }
+    return c;
+}
+
+
+std::vector<std::vector<int>> Foam::gpuLduGamgCouplings::cells() const
+{
+    std::vector<std::vector<int>> c;
+    forAll(couplings_, leveli)
+    {
+        c.push_back(couplings_[leveli].cells());
+    }
+    return c;
+}
