@@ -111,6 +111,10 @@ class GamgSystemImpl : public GamgSystem
     //  host it takes microseconds, and the arithmetic is OpenFOAM's own order.
     static constexpr int hostCoarsestMaxCells = 4096;
     std::unique_ptr<LduSystem> hostCoarsest_;
+    //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
+    CoarsestSolver* coarsestSolver_ = nullptr;
+    //- The coarsest level's values, source and correction on the host (hostCoarsest_,
+    //  coarsestSolver_)
     std::vector<double> hostLdu_;
     std::vector<double> hostPsi_;
     std::vector<double> hostSource_;
@@ -440,6 +444,13 @@ class GamgSystemImpl : public GamgSystem
         controls.relTol = gamgControls.relTol;
         const KrylovMethod method = symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
         const Preconditioner preconditioner = symmetric_ ? Preconditioner::DIC : Preconditioner::DILU;
+        if (coarsestSolver_)
+        {
+            B::download(hostSource_.data(), ptr(src_[k]), n);
+            coarsestSolver_->solve(hostSource_.data(), hostPsi_.data());
+            B::upload(ptr(corr_[k]), hostPsi_.data(), n);
+            return;
+        }
         if (hostCoarsest_)
         {
             B::download(hostSource_.data(), ptr(src_[k]), n);
@@ -454,10 +465,10 @@ class GamgSystemImpl : public GamgSystem
         thrust::copy_n(B::policy(), coarsest.psi(), n, ptr(corr_[k]));
     }
 
-    //- The coarsest matrix to the host's system, where it solves there
+    //- The coarsest matrix to the host's solver or system, where it solves there
     void setHostCoarsestMatrix()
     {
-        if (!hostCoarsest_)
+        if (!hostCoarsest_ && !coarsestSolver_)
         {
             return;
         }
@@ -465,8 +476,18 @@ class GamgSystemImpl : public GamgSystem
         const int n = coarsest.n();
         const int nF = coarsest.nFaces();
         hostLdu_.resize(n + 2*nF);
+        hostPsi_.resize(n);
+        hostSource_.resize(n);
         B::download(hostLdu_.data(), coarsest.lduValues(), symmetric_ ? n + nF : n + 2*nF);
-        hostCoarsest_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, symmetric_ ? nullptr : hostLdu_.data() + n + nF);
+        const double* lower = symmetric_ ? nullptr : hostLdu_.data() + n + nF;
+        if (coarsestSolver_)
+        {
+            coarsestSolver_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, lower);
+        }
+        else
+        {
+            hostCoarsest_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, lower);
+        }
     }
 
 public:
@@ -495,8 +516,6 @@ public:
         if (B::executor == Executor::gpu && levels.back().coarse.nCells <= hostCoarsestMaxCells)
         {
             hostCoarsest_ = makeLduSystem(Executor::cpu, levels.back().coarse);
-            hostPsi_.resize(levels.back().coarse.nCells);
-            hostSource_.resize(levels.back().coarse.nCells);
         }
         const int n = fine.nCells;
         Apsi_.resize(n);
@@ -574,6 +593,11 @@ public:
     void setTimed(bool timed) override
     {
         timed_ = timed;
+    }
+
+    void setCoarsestSolver(CoarsestSolver* solver) override
+    {
+        coarsestSolver_ = solver;
     }
 
     //- GAMGSolver::solve

@@ -690,4 +690,123 @@ TYPED_TEST(GamgTest, CoupledSolvesToTolerance)
     }
 }
 
+//- A direct solve of the coarsest level by dense Gaussian elimination with partial pivoting,
+//  keeping the values it was given and counting its solves
+class DenseCoarsest : public CoarsestSolver
+{
+    int n_;
+    LduAddressingView addr_;
+    std::vector<double> dense_;
+
+public:
+    std::vector<double> diag, upper, lower;
+    int solves = 0;
+
+    explicit DenseCoarsest(const LduAddressingView& addr) : n_(addr.nCells), addr_(addr) {}
+
+    void setMatrix(const double* d, const double* u, const double* l) override
+    {
+        diag.assign(d, d + n_);
+        upper.assign(u, u + addr_.nFaces);
+        lower.assign(l ? l : u, (l ? l : u) + addr_.nFaces);
+        dense_.assign(std::size_t(n_)*n_, 0.0);
+        for (int i = 0; i < n_; ++i)
+        {
+            dense_[std::size_t(i)*n_ + i] = diag[i];
+        }
+        for (int f = 0; f < addr_.nFaces; ++f)
+        {
+            dense_[std::size_t(addr_.lower[f])*n_ + addr_.upper[f]] = upper[f];
+            dense_[std::size_t(addr_.upper[f])*n_ + addr_.lower[f]] = lower[f];
+        }
+    }
+
+    void solve(const double* source, double* psi) override
+    {
+        ++solves;
+        std::vector<double> a = dense_;
+        std::vector<double> x(source, source + n_);
+        for (int k = 0; k < n_; ++k)
+        {
+            int p = k;
+            for (int i = k + 1; i < n_; ++i)
+            {
+                if (std::abs(a[std::size_t(i)*n_ + k]) > std::abs(a[std::size_t(p)*n_ + k]))
+                {
+                    p = i;
+                }
+            }
+            for (int j = 0; j < n_; ++j)
+            {
+                std::swap(a[std::size_t(k)*n_ + j], a[std::size_t(p)*n_ + j]);
+            }
+            std::swap(x[k], x[p]);
+            for (int i = k + 1; i < n_; ++i)
+            {
+                const double m = a[std::size_t(i)*n_ + k]/a[std::size_t(k)*n_ + k];
+                for (int j = k; j < n_; ++j)
+                {
+                    a[std::size_t(i)*n_ + j] -= m*a[std::size_t(k)*n_ + j];
+                }
+                x[i] -= m*x[k];
+            }
+        }
+        for (int i = n_ - 1; i >= 0; --i)
+        {
+            double s = x[i];
+            for (int j = i + 1; j < n_; ++j)
+            {
+                s -= a[std::size_t(i)*n_ + j]*psi[j];
+            }
+            psi[i] = s/a[std::size_t(i)*n_ + i];
+        }
+    }
+};
+
+//- directSolveCoarsest: the coarsest level goes to the host's solver, with the coarsest matrix
+//  OpenFOAM's sums make (bit for bit), once per V-cycle; the solve converges with it; unset, the
+//  default coarsest solve is back
+TYPED_TEST(GamgTest, CoarsestSolverTakesTheCoarsestLevel)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 16, -1), momentumLike(16, 12, 10, 17)})
+    {
+        std::vector<TestLevel> levels;
+        std::vector<LduProblem> problems{p};
+        for (int l = 0; l < 3; ++l)
+        {
+            levels.push_back(agglomerate(problems.back().addressing(), 40 + l));
+            problems.push_back(coarseProblem(problems.back(), levels.back()));
+        }
+        std::vector<GamgLevelView> views;
+        for (const TestLevel& t : levels)
+        {
+            views.push_back(t.view());
+        }
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), views);
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        const LduProblem& coarsest = problems.back();
+        DenseCoarsest direct(coarsest.addressing());
+        gamg.setCoarsestSolver(&direct);
+        const std::vector<double> b = referenceSource(p);
+        GamgControls c;
+        c.scaleCorrection = p.symmetric();
+        SolverControls controls;
+        controls.tolerance = 1e-9;
+        std::vector<double> psi(p.nCells, 0.0);
+        const SolveResult r = gamg.solve(psi.data(), b.data(), controls, c, {});
+        EXPECT_TRUE(r.converged);
+        EXPECT_LT(r.finalResidual, 1e-9);
+        EXPECT_EQ(direct.solves, r.nIterations);
+        EXPECT_EQ(direct.diag, coarsest.diag);
+        EXPECT_EQ(direct.upper, coarsest.upperCoeffs);
+        EXPECT_EQ(direct.lower, coarsest.lowerOrUpper());
+
+        gamg.setCoarsestSolver(nullptr);
+        std::vector<double> psi2(p.nCells, 0.0);
+        const int solvesBefore = direct.solves;
+        EXPECT_TRUE(gamg.solve(psi2.data(), b.data(), controls, c, {}).converged);
+        EXPECT_EQ(direct.solves, solvesBefore);
+    }
+}
+
 } // namespace gpuLdu::test

@@ -76,6 +76,9 @@ done
 # the optional steps of the V-cycle: pre-smoothing, interpolation, no scaling
 check - "$(gamgCase cavity cavity-p-preInterpolate 'p|pFinal' GaussSeidel 'nPreSweeps 2;interpolateCorrection yes;nPostSweeps 1;nFinestSweeps 3')"
 check - "$(gamgCase cavity cavity-p-unscaled 'p|pFinal' DIC 'scaleCorrection no;nCellsInCoarsestLevel 4;mergeLevels 2')"
+# the coarsest level by OpenFOAM's LU (directSolveCoarsest), symmetric and asymmetric
+check - "$(gamgCase cavity cavity-p-direct 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')"
+check - "$(gamgCase cavity cavity-U-direct U DILU 'directSolveCoarsest yes')"
 # the cavity's velocity: asymmetric matrices (no scaling by default, PBiCGStab+DILU coarsest)
 for smoother in GaussSeidel symGaussSeidel DILU DILUGaussSeidel; do
     check - "$(gamgCase cavity "cavity-U-$smoother" U "$smoother")"
@@ -213,6 +216,7 @@ boxTurbIcoFoam()
 decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam
 decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam
 decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam
+decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam
 decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam
 # the plugin's own smoother across processor and cyclic patches
 dir=$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-Chebyshev-decomposed p Chebyshev)")

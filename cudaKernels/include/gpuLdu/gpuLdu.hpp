@@ -431,6 +431,21 @@ struct GamgTimes
     long sweepLevels = 0;
 };
 
+//- A solver of GAMG's coarsest level outside the system, on the host (OpenFOAM's
+//  directSolveCoarsest: the LU decomposition of the coarsest matrix, interfaces included): it gets
+//  the coarsest level's values once per solve, then a source per V-cycle.
+class CoarsestSolver
+{
+public:
+    virtual ~CoarsestSolver() = default;
+
+    //- The coarsest matrix (lower == nullptr: symmetric), in its LDU addressing
+    virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
+
+    //- psi = the coarsest level's correction for source (host arrays of its cells)
+    virtual void solve(const double* source, double* psi) = 0;
+};
+
 //- OpenFOAM's GAMG (GAMGSolverSolve.C) on one executor: the fine system and the coarse levels
 //  of an agglomeration, built once; each solve uploads the fine values, sums the coarse
 //  matrices on the backend in OpenFOAM's order and runs OpenFOAM's V-cycles. Each level has
@@ -467,6 +482,10 @@ public:
     //- Whether solve times the parts of its V-cycles (off by default: it synchronises the
     //  device between them, which costs time on small levels)
     virtual void setTimed(bool timed) = 0;
+
+    //- The coarsest level solved by this solver from now on (directSolveCoarsest), or, with
+    //  nullptr, as GAMG's default (PCG with DIC, PBiCGStab with DILU)
+    virtual void setCoarsestSolver(CoarsestSolver* solver) = 0;
 
     //- The seconds of the last solve's parts (the V-cycles' parts only where timed)
     virtual GamgTimes times() const = 0;

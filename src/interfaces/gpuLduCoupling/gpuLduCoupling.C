@@ -95,6 +95,31 @@ std::size_t Foam::gpuLduCoupling::slot(const label celli) const
 }
 
 
+template<class F>
+void Foam::gpuLduCoupling::forEachFace
+(
+    const gpuLdu::InterfacePhase phase,
+    const F& f
+) const
+{
+    const lduAddressing& addr = matrix_.lduAddr();
+    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
+
+    forAll(list, patchi)
+    {
+        if (list.set(patchi))
+        {
+            const labelUList& faceCells = addr.patchAddr(patchi);
+            const scalarField& coeffs = interfaceCoeffs_[patchi];
+            forAll(faceCells, facei)
+            {
+                f(slot(faceCells[facei]), coeffs[facei]);
+            }
+        }
+    }
+}
+
+
 void Foam::gpuLduCoupling::interfaceProduct
 (
     gpuLdu::InterfacePhase phase,
@@ -134,21 +159,10 @@ void Foam::gpuLduCoupling::interfaceMagnitudes
     double* yAtCells
 ) const
 {
-    const lduAddressing& addr = matrix_.lduAddr();
-    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
-
-    forAll(list, patchi)
+    forEachFace(phase, [&](const std::size_t j, const scalar c)
     {
-        if (list.set(patchi))
-        {
-            const labelUList& faceCells = addr.patchAddr(patchi);
-            const scalarField& coeffs = interfaceCoeffs_[patchi];
-            forAll(faceCells, facei)
-            {
-                yAtCells[slot(faceCells[facei])] += mag(coeffs[facei]);
-            }
-        }
-    }
+        yAtCells[j] += mag(c);
+    });
 }
 
 
@@ -170,22 +184,11 @@ void Foam::gpuLduCoupling::interfaceRowSums
     double* sumAAtCells
 ) const
 {
-    const lduAddressing& addr = matrix_.lduAddr();
-    const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
-
     // sumA[faceCells] -= coeffs, as in lduMatrix::sumA
-    forAll(list, patchi)
+    forEachFace(phase, [&](const std::size_t j, const scalar c)
     {
-        if (list.set(patchi))
-        {
-            const labelUList& faceCells = addr.patchAddr(patchi);
-            const scalarField& coeffs = interfaceCoeffs_[patchi];
-            forAll(faceCells, facei)
-            {
-                sumAAtCells[slot(faceCells[facei])] -= coeffs[facei];
-            }
-        }
-    }
+        sumAAtCells[j] -= c;
+    });
 }
 
 

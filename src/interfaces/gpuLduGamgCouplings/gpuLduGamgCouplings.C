@@ -22,7 +22,9 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     interfaces_(agglomeration.size()),
     bouCoeffs_(agglomeration.size()),
     intCoeffs_(agglomeration.size()),
-    couplings_(agglomeration.size() + 1)
+    couplings_(agglomeration.size() + 1),
+    fineInterfaces_(interfaces),
+    fineBouCoeffs_(interfaceBouCoeffs)
 {
     couplings_.set
     (
@@ -78,32 +80,23 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
                 );
                 interfaces_[i].set(inti, &primitiveInterfaces_[i][inti]);
 
-                const labelList& faceRestrictAddressing =
-                    patchFineToCoarse[inti];
-
-                bouCoeffs_[i].set
+                // Each coarse patch face the sum of its fine faces'
+                const auto restrictCoeffs = [&]
                 (
-                    inti,
-                    new scalarField(nPatchFaces[inti], Zero)
-                );
-                agglomeration.restrictField
-                (
-                    bouCoeffs_[i][inti],
-                    fineBou[inti],
-                    faceRestrictAddressing
-                );
-
-                intCoeffs_[i].set
-                (
-                    inti,
-                    new scalarField(nPatchFaces[inti], Zero)
-                );
-                agglomeration.restrictField
-                (
-                    intCoeffs_[i][inti],
-                    fineInt[inti],
-                    faceRestrictAddressing
-                );
+                    FieldField<Field, scalar>& coarse,
+                    const FieldField<Field, scalar>& fine
+                )
+                {
+                    coarse.set(inti, new scalarField(nPatchFaces[inti], Zero));
+                    agglomeration.restrictField
+                    (
+                        coarse[inti],
+                        fine[inti],
+                        patchFineToCoarse[inti]
+                    );
+                };
+                restrictCoeffs(bouCoeffs_[i], fineBou);
+                restrictCoeffs(intCoeffs_[i], fineInt);
             }
         }
 
@@ -140,4 +133,20 @@ std::vector<std::vector<int>> Foam::gpuLduGamgCouplings::cells() const
         c.push_back(couplings_[leveli].cells());
     }
     return c;
+}
+
+
+const Foam::lduInterfaceFieldPtrsList& Foam::gpuLduGamgCouplings::interfaces
+(
+    const label k
+) const
+{
+    return k == 0 ? fineInterfaces_ : interfaces_[k - 1];
+}
+
+
+const Foam::FieldField<Foam::Field, Foam::scalar>&
+Foam::gpuLduGamgCouplings::interfaceBouCoeffs(const label k) const
+{
+    return k == 0 ? fineBouCoeffs_ : bouCoeffs_[k - 1];
 }

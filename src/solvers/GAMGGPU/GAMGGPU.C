@@ -7,6 +7,9 @@
 #include "GAMGAgglomeration.H"
 #include "gpuLduCache.H"
 #include "gpuLduGamgCouplings.H"
+#include "LUscalarMatrix.H"
+
+#include <memory>
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
@@ -20,6 +23,76 @@ namespace Foam
     lduMatrix::solver::addasymMatrixConstructorToTable<GAMGGPU>
         addGAMGGPUAsymMatrixConstructorToTable_;
 }
+
+// * * * * * * * * * * * * * * * Local Classes * * * * * * * * * * * * * * //
+
+namespace
+{
+
+using namespace Foam;
+
+//- OpenFOAM's directSolveCoarsest on the host: the LUscalarMatrix of the
+//  coarsest level with its interfaces (gathered onto the master in a parallel
+//  run), as GAMGSolver builds it, solving at every V-cycle
+class directCoarsest
+:
+    public gpuLdu::CoarsestSolver
+{
+    lduMatrix matrix_;
+    const FieldField<Field, scalar>& interfaceBouCoeffs_;
+    const lduInterfaceFieldPtrsList& interfaces_;
+    autoPtr<LUscalarMatrix> lu_;
+    scalarField psi_;
+
+public:
+
+    directCoarsest
+    (
+        const lduMesh& mesh,
+        const FieldField<Field, scalar>& interfaceBouCoeffs,
+        const lduInterfaceFieldPtrsList& interfaces
+    )
+    :
+        matrix_(mesh),
+        interfaceBouCoeffs_(interfaceBouCoeffs),
+        interfaces_(interfaces),
+        psi_(mesh.lduAddr().size())
+    {}
+
+    virtual void setMatrix
+    (
+        const double* diag,
+        const double* upper,
+        const double* lower
+    )
+    {
+        const label n = matrix_.lduAddr().size();
+        const label nFaces = matrix_.lduAddr().lowerAddr().size();
+        scalarField& d = matrix_.diag(n);
+        std::copy(diag, diag + n, d.begin());
+        scalarField& u = matrix_.upper(nFaces);
+        std::copy(upper, upper + nFaces, u.begin());
+        if (lower)
+        {
+            scalarField& l = matrix_.lower(nFaces);
+            std::copy(lower, lower + nFaces, l.begin());
+        }
+        lu_.reset
+        (
+            new LUscalarMatrix(matrix_, interfaceBouCoeffs_, interfaces_)
+        );
+    }
+
+    virtual void solve(const double* source, double* psi)
+    {
+        const UList<scalar> b(const_cast<double*>(source), psi_.size());
+        lu_->solve(psi_, b);
+        std::copy(psi_.begin(), psi_.end(), psi);
+    }
+};
+
+} // End anonymous namespace
+
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
@@ -72,15 +145,8 @@ Foam::solverPerformance Foam::GAMGGPU::solve
 {
     const gpuLdu::GamgControls gamg = gamgControls();
 
-    if (controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false))
-    {
-        FatalIOErrorInFunction(controlDict_)
-            << "directSolveCoarsest for field " << fieldName_ << " (solver "
-            << type() << ") is not available yet: the coarsest level is"
-            << " solved as GAMG's default (PCG with DIC, PBiCGStab with DILU)"
-            << nl << "Remove directSolveCoarsest, or use solver GAMG."
-            << exit(FatalIOError);
-    }
+    const bool directSolveCoarsest =
+        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
 
     const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
     if (check && !gpuLdu::isOpenFOAMs(gamg.smoother))
@@ -139,6 +205,23 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         // between parts, which slows the solve)
         sys.setTimed(gpuLduSolver::debug >= 2);
         sys.setInterfaces(couplings.cells());
+
+        // directSolveCoarsest: OpenFOAM's LU of the coarsest level, on the host
+        const label coarsest = agglomeration.size();
+        std::unique_ptr<directCoarsest> direct;
+        if (directSolveCoarsest)
+        {
+            direct.reset
+            (
+                new directCoarsest
+                (
+                    agglomeration.meshLevel(coarsest),
+                    couplings.interfaceBouCoeffs(coarsest),
+                    couplings.interfaces(coarsest)
+                )
+            );
+        }
+        sys.setCoarsestSolver(direct.get());
         sys.setMatrix
         (
             matrix_.diag().cdata(),
@@ -153,6 +236,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             gamg,
             couplings.couplings()
         );
+        sys.setCoarsestSolver(nullptr);
         times = sys.times();
         levelCells = sys.levelCells();
         solveSeconds = secondsSince(solveStart);
