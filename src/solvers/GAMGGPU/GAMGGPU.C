@@ -222,12 +222,14 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             );
         }
         sys.setCoarsestSolver(direct.get());
+        const auto matrixStart = std::chrono::steady_clock::now();
         sys.setMatrix
         (
             matrix_.diag().cdata(),
             matrix_.upper().cdata(),
             matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
         );
+        const double matrixSeconds = secondsSince(matrixStart);
         result = sys.solve
         (
             psi.data(),
@@ -236,6 +238,8 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             gamg,
             couplings.couplings()
         );
+        // upload: the matrix values, psi and the source
+        result.uploadSeconds += matrixSeconds;
         sys.setCoarsestSolver(nullptr);
         times = sys.times();
         levelCells = sys.levelCells();
