@@ -15,8 +15,9 @@
 # MPI runs with executor gpu: tests/integration/devices.sh, parallel.sh and decomposed.sh (needs
 # .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh). Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
-# A failing step does not stop the others; each step has its own time limit so that the whole
-# stays under 9 minutes. Overrides for a dry run without a GPU, e.g.
+# A failing step does not stop the others; each step has its own time limit (all of them add up
+# to more than one 10-minute call: split them with GPU_STEPS, e.g. "ab" then "cdefgh"). Overrides
+# for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
 #   GPU_EXECUTOR       gpu           executor of the integration tests and the benchmark
 #   GPU_BENCH_N        100           cavity3D cells per direction
@@ -31,7 +32,7 @@
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
 #   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
-#   GPU_LIMITS         "60 240 60 150 120 60 120 240"  seconds for steps a, b, c, d, e, f, g, h
+#   GPU_LIMITS         "60 420 60 150 120 60 120 240"  seconds for steps a, b, c, d, e, f, g, h
 #   GPU_STEPS          abcdefgh      the steps to run (one call may not fit them all)
 set -uo pipefail
 
@@ -51,7 +52,7 @@ formatBench=${GPU_FORMAT_BENCH:-$root/.gpu/platforms/bin/gpuLduFormatBench}
 steps=${GPU_STEPS:-abcdefgh}
 mpiRuntime=${GPU_MPI_RUNTIME:-$root/.gpu/openmpi-runtime.tar.xz}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF limitG limitH <<< "${GPU_LIMITS:-60 240 60 150 120 60 120 240}"
+read -r limitA limitB limitC limitD limitE limitF limitG limitH <<< "${GPU_LIMITS:-60 420 60 150 120 60 120 240}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
