@@ -228,6 +228,20 @@ else
     echo "FAIL $(basename "$dir"): the run failed, kept $dir"
 fi
 
+# processorAgglomerator (the coarse levels of several ranks onto fewer): each rank keeps its own
+# levels in GAMGGPU, so it is a FatalIOError that says so
+dir=$(gamgCase cavity cavity-p-processorAgglomerator 'p|pFinal' GaussSeidel 'processorAgglomerator masterCoarsest')
+editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null
+decomposedRun "$dir" icoFoam || true
+if grep -q 'FOAM FATAL IO ERROR' "$dir/log.icoFoam" \
+    && grep -q 'processorAgglomerator for field p (solver GAMGGPU) is not available' "$dir/log.icoFoam"; then
+    passed=$((passed + 1))
+    echo "PASS processorAgglomerator is a FatalIOError"
+else
+    failed=$((failed + 1))
+    echo "FAIL processorAgglomerator is not refused (kept $dir/log.icoFoam)"
+fi
+
 # checkNative compares with native GAMG, which has no such smoother: a FatalIOError
 dir=$(gamgCase cavity cavity-p-checkChebyshev 'p|pFinal' Chebyshev)
 editFvSolution "$dir/system/fvSolution" checkNative "$executor" "" > /dev/null
