@@ -69,10 +69,12 @@ struct RowSum
     }
 };
 
-//- The interface terms a system holds (DeviceCouplings), row j's in order: y[rows[j]] -=
-//  c[k]*x[cols[k]], as OpenFOAM's interfaces subtract them face after face; with x == nullptr
-//  the row sums' y[rows[j]] -= c[k] (sumA).
-struct SubtractCouplings
+//- The interface terms a system holds (DeviceCouplings), row j's in order, as OpenFOAM's
+//  interfaces apply them face after face: y[rows[j]] -= c[k]*x[cols[k]] (A x's terms); with
+//  x == nullptr y[rows[j]] -= c[k] (the row sums of sumA). add: the same terms added instead
+//  (lduMatrix::residual's and the Gauss-Seidel b's, whose coefficients OpenFOAM negates), and
+//  with x == nullptr |c[k]| added (the rows' interface magnitudes).
+struct ApplyCouplings
 {
     const int* rows;
     const int* start;
@@ -80,13 +82,21 @@ struct SubtractCouplings
     const double* c;
     const double* x;
     double* y;
+    bool add;
 
     GPULDU_HD void operator()(int j) const
     {
         double acc = y[rows[j]];
         for (int k = start[j]; k < start[j + 1]; ++k)
         {
-            acc -= x ? c[k]*x[cols[k]] : c[k];
+            if (add)
+            {
+                acc += x ? c[k]*x[cols[k]] : (c[k] < 0 ? -c[k] : c[k]);
+            }
+            else
+            {
+                acc -= x ? c[k]*x[cols[k]] : c[k];
+            }
         }
         y[rows[j]] = acc;
     }

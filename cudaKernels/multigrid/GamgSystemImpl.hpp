@@ -575,18 +575,50 @@ public:
 
     void setInterfaces(const std::vector<std::vector<int>>& cellsOfLevels) override
     {
-        if (cellsOfLevels.size() != systems_.size())
+        setPerLevel(cellsOfLevels, "interface cells", [](LduSystem& s, const std::vector<int>& c) { s.setInterfaces(c); });
+    }
+
+    //- Each level's sizes checked against the hierarchy's, then set on its system (and on the
+    //  coarsest's host system, where it solves there)
+    template<class T, class Set>
+    void setPerLevel(const std::vector<T>& ofLevels, const char* what, const Set& set)
+    {
+        if (ofLevels.size() != systems_.size())
         {
-            throw Error("gpuLdu: GAMG interface cells for " + std::to_string(cellsOfLevels.size())
+            throw Error(std::string("gpuLdu: GAMG ") + what + " for " + std::to_string(ofLevels.size())
                         + " levels, the hierarchy has " + std::to_string(systems_.size()));
         }
         for (std::size_t k = 0; k < systems_.size(); ++k)
         {
-            systems_[k]->setInterfaces(cellsOfLevels[k]);
+            set(*systems_[k], ofLevels[k]);
         }
         if (hostCoarsest_)
         {
-            hostCoarsest_->setInterfaces(cellsOfLevels.back());
+            set(*hostCoarsest_, ofLevels.back());
+        }
+    }
+
+    void setParts(const std::vector<std::vector<int>>& startsOfLevels) override
+    {
+        setPerLevel(startsOfLevels, "parts", [](LduSystem& s, const std::vector<int>& p) { s.setParts(p); });
+    }
+
+    void setDeviceCouplings(const std::vector<DeviceCouplings>& couplingsOfLevels) override
+    {
+        setPerLevel(couplingsOfLevels, "device couplings",
+                    [](LduSystem& s, const DeviceCouplings& c) { s.setDeviceCouplings(c); });
+    }
+
+    void setDeviceCouplingCoeffs(int level, const double* coeffs, const double* intCoeffs) override
+    {
+        if (level < 0 || level > nCoarse())
+        {
+            throw Error("gpuLdu: GAMG level " + std::to_string(level) + " of " + std::to_string(nCoarse() + 1));
+        }
+        systems_[level]->setDeviceCouplingCoeffs(coeffs, intCoeffs);
+        if (hostCoarsest_ && level == nCoarse())
+        {
+            hostCoarsest_->setDeviceCouplingCoeffs(coeffs, intCoeffs);
         }
     }
 

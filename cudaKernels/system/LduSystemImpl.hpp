@@ -162,7 +162,7 @@ private:
     };
 
     //- The interface terms of a kind applied to y in OpenFOAM's order: the host's early
-    //  patches, the device couplings (product, productT, rowSums only), the host's late ones
+    //  patches, the device couplings, the host's late ones
     void interfaceTerms(InterfaceTerms kind, double* y, const double* x, const Coupling& coupling)
     {
         const auto host = [&](InterfacePhase phase)
@@ -185,15 +185,11 @@ private:
         host(InterfacePhase::early);
         if (!dcRows_.empty())
         {
-            if (kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes)
-            {
-                throw Error("gpuLdu: a system with device couplings (ranks consolidated) takes no "
-                            "residual or magnitude interface terms");
-            }
             const int nTerms = int(dcCols_.size());
-            forEach<B>(0, int(dcRows_.size()), detail::SubtractCouplings{
+            const bool add = kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes;
+            forEach<B>(0, int(dcRows_.size()), detail::ApplyCouplings{
                 ptr(dcRows_), ptr(dcStart_), ptr(dcCols_),
-                ptr(dcCoeffs_) + (kind == InterfaceTerms::productT ? nTerms : 0), x, y});
+                ptr(dcCoeffs_) + (kind == InterfaceTerms::productT ? nTerms : 0), x, y, add});
         }
         host(InterfacePhase::late);
     }
@@ -408,7 +404,8 @@ public:
     //- Whether a coupling puts terms on this system's rows
     bool hasInterfaces(const Coupling& coupling) const
     {
-        return nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
+        return !dcRows_.empty()
+            || (nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late)));
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.

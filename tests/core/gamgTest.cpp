@@ -10,6 +10,7 @@
 #include "multigrid/GamgSystemImpl.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -686,6 +687,103 @@ TYPED_TEST(GamgTest, CoupledSolvesToTolerance)
             controls.maxIter = 20;
             gamg->solve(blind.data(), b.data(), controls, c, {});
             EXPECT_GT(coupledResidual(blind), 1e-4) << "smoother " << int(s);
+        }
+    }
+}
+
+//- The interface terms of a test problem as DeviceCouplings: rows ascending, each row's terms
+//  in the problem's order (as ProblemCoupling applies them); their coefficients in coeffs
+DeviceCouplings deviceCouplings(const LduProblem& p, std::vector<double>& coeffs)
+{
+    std::map<int, std::vector<std::size_t>> termsOf;
+    for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+    {
+        termsOf[p.ifCell[k]].push_back(k);
+    }
+    DeviceCouplings c;
+    coeffs.clear();
+    for (const auto& [row, terms] : termsOf)
+    {
+        c.rows.push_back(row);
+        for (const std::size_t k : terms)
+        {
+            c.cols.push_back(p.ifNbr[k]);
+            coeffs.push_back(p.ifCoeff[k]);
+        }
+        c.start.push_back(int(c.cols.size()));
+    }
+    return c;
+}
+
+//- Ranks consolidated into one hierarchy: the interface terms every level applies itself
+//  (DeviceCouplings: product, residual, row sums, magnitudes) give the solve the host's
+//  couplings give, bit for bit, with every smoother (the coarsest level on the host too, on the
+//  GPU); sums taken per part on both
+TYPED_TEST(GamgTest, DeviceCouplingsAreTheHostCouplings)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 16, -1, true), momentumLike(16, 12, 10, 17, true)})
+    {
+        std::vector<TestLevel> levels;
+        std::vector<LduProblem> problems{p};
+        for (int l = 0; l < 3; ++l)
+        {
+            levels.push_back(agglomerate(problems.back().addressing(), 40 + l));
+            problems.push_back(coarseProblem(problems.back(), levels.back()));
+        }
+        std::vector<GamgLevelView> views;
+        for (const TestLevel& t : levels)
+        {
+            views.push_back(t.view());
+        }
+        std::vector<std::unique_ptr<ProblemCoupling>> couplings;
+        std::vector<const Coupling*> couplingOf;
+        std::vector<std::vector<int>> cellsOf, partsOf;
+        std::vector<DeviceCouplings> deviceOf;
+        std::vector<std::vector<double>> coeffsOf(problems.size());
+        for (std::size_t k = 0; k < problems.size(); ++k)
+        {
+            const LduProblem& level = problems[k];
+            couplings.push_back(std::make_unique<ProblemCoupling>(level));
+            couplingOf.push_back(couplings.back().get());
+            cellsOf.push_back(couplings.back()->cells());
+            partsOf.push_back({0, level.nCells/3, level.nCells});
+            deviceOf.push_back(deviceCouplings(level, coeffsOf[k]));
+            ASSERT_GT(deviceOf.back().nTerms(), 0);
+        }
+        auto host = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        auto device = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        for (auto* gamg : {host.get(), device.get()})
+        {
+            gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+            gamg->setParts(partsOf);
+        }
+        host->setInterfaces(cellsOf);
+        device->setDeviceCouplings(deviceOf);
+        for (std::size_t k = 0; k < problems.size(); ++k)
+        {
+            device->setDeviceCouplingCoeffs(int(k), coeffsOf[k].data(), coeffsOf[k].data());
+        }
+        const std::vector<double> b = referenceSource(p);
+        for (GamgSmoother s : {GamgSmoother::GaussSeidel, GamgSmoother::symGaussSeidel,
+                               p.symmetric() ? GamgSmoother::DIC : GamgSmoother::DILU,
+                               GamgSmoother::l1Jacobi, GamgSmoother::Chebyshev})
+        {
+            GamgControls c;
+            c.smoother = s;
+            c.scaleCorrection = p.symmetric();
+            c.interpolateCorrection = true;
+            c.nPreSweeps = 1;
+            SolverControls controls;
+            controls.tolerance = 1e-9;
+            controls.maxIter = 200;
+            std::vector<double> psiHost(p.nCells, 0.0), psiDevice(p.nCells, 0.0);
+            const SolveResult h = host->solve(psiHost.data(), b.data(), controls, c, couplingOf);
+            const SolveResult d = device->solve(psiDevice.data(), b.data(), controls, c, {});
+            EXPECT_TRUE(h.converged) << "smoother " << int(s);
+            EXPECT_EQ(h.nIterations, d.nIterations) << "smoother " << int(s);
+            EXPECT_EQ(h.initialResidual, d.initialResidual) << "smoother " << int(s);
+            EXPECT_EQ(h.finalResidual, d.finalResidual) << "smoother " << int(s);
+            EXPECT_EQ(psiHost, psiDevice) << "smoother " << int(s);
         }
     }
 }

@@ -468,6 +468,17 @@ public:
     //  LduSystem::setInterfaces); none until set.
     virtual void setInterfaces(const std::vector<std::vector<int>>& cellsOfLevels) = 0;
 
+    //- For the ranks of a group as one hierarchy (each level their levels one after the other,
+    //  block diagonal): each level's parts, finest first (LduSystem::setParts: the sums taken per
+    //  rank, handed to the Coupling's sum), and the processor faces between them as terms the
+    //  levels apply themselves (LduSystem::setDeviceCouplings).
+    virtual void setParts(const std::vector<std::vector<int>>& startsOfLevels) = 0;
+    virtual void setDeviceCouplings(const std::vector<DeviceCouplings>& couplingsOfLevels) = 0;
+
+    //- Level k's device coupling coefficients of A and of A^T (its interfaceBouCoeffs and
+    //  interfaceIntCoeffs), for the next solve
+    virtual void setDeviceCouplingCoeffs(int level, const double* coeffs, const double* intCoeffs) = 0;
+
     //- Solve A psi = source as OpenFOAM's GAMGSolver::solve: psi the initial guess on entry and
     //  the solution on exit; nIterations counts V-cycles. couplings: one per level, finest
     //  first, or none (a serial matrix without interfaces).
