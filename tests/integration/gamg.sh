@@ -150,33 +150,39 @@ for smoother in l1Jacobi Chebyshev; do
 done
 ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1e-06 "0.05 0"
 
-# decomposedRun <caseDir> <application>: the case meshed, split hierarchically 2x2 and run on 4
-# ranks (boxTurb16: its initial field made by boxTurb first)
+# decomposedRun <caseDir> <application> [devices]: the case meshed, split hierarchically 2x2 and
+# run on 4 ranks (boxTurb16: its initial field made by boxTurb first); devices: as if the node had
+# that many (GPULDU_PRETEND_DEVICES: a group of ranks per device, with executor cpu too; default
+# 1: one group of all 4)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 decomposedRun()
 {
-    local caseDir=$1 app=$2
+    local caseDir=$1 app=$2 pretend
+    pretend=(-x "GPULDU_PRETEND_DEVICES=${3:-1}")
     printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
         'numberOfSubdomains 4; method hierarchical; coeffs { n (2 2 1); }' > "$caseDir/system/decomposeParDict"
     (cd "$caseDir" && blockMesh > log.blockMesh 2>&1 \
         && { [ ! -f constant/boxTurbDict ] || boxTurb > log.boxTurb 2>&1; } \
         && decomposePar > log.decomposePar 2>&1 \
-        && mpirun --oversubscribe -np 4 "$app" -parallel > "log.$app" 2>&1)
+        && mpirun --oversubscribe "${pretend[@]}" -np 4 "$app" -parallel > "log.$app" 2>&1)
 }
 
-# decomposed <caseDir> <application>: native GAMG and GAMGGPU on the case split 2x2, solve line
-# by solve line. cpu: every solve line (all fields) equals native's. gpu: the plugin runs with
-# checkNative (each GAMGGPU system also solved natively from the same state): each solve's
-# initial residual is native's and its V-cycles within $allow of native's.
+# decomposed <caseDir> <application> <one|own> [devices]: native GAMG and GAMGGPU on the case
+# split 2x2, solve line by solve line. cpu: every solve line (all fields) equals native's. gpu:
+# the plugin runs with checkNative (each GAMGGPU system also solved natively from the same
+# state): each solve's initial residual is native's and its V-cycles within $allow of native's.
+# one: the ranks of a group solve as one hierarchy (their processor patches to each other all
+# the coupled patches they have); own: each rank keeps its own (cyclics, patches to another
+# group, directSolveCoarsest); the log must say which.
 decomposed()
 {
-    local caseDir=$1 app=$2 native plugin lines off
+    local caseDir=$1 app=$2 hierarchy=$3 devices=${4:-} native plugin lines off shared=own
     rm -rf "$caseDir-native"
     cp -r "$caseDir" "$caseDir-native"
     editFvSolution "$caseDir-native/system/fvSolution" native "" "" > /dev/null
     editFvSolution "$caseDir/system/fvSolution" "$([ "$executor" = gpu ] && echo checkNative || echo plugin)" \
         "$executor" "" > /dev/null
-    if ! decomposedRun "$caseDir-native" "$app" || ! decomposedRun "$caseDir" "$app"; then
+    if ! decomposedRun "$caseDir-native" "$app" || ! decomposedRun "$caseDir" "$app" "$devices"; then
         failed=$((failed + 1))
         echo "FAIL $(basename "$caseDir") decomposed: a run failed, kept $caseDir*"
         return
@@ -191,12 +197,14 @@ decomposed()
             '{ d = $6 - $(NF-4); if (d < 0) d = -d; if ($8 != $(NF-2) || d > allow) ++bad; ++n }
              END { print (n > 0 ? bad + 0 : 999) }')
     fi
-    if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app"; then
+    grep -q 'one GAMG hierarchy for ranks' "$caseDir/log.$app" && shared=one
+    if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app" \
+        && [ "$shared" = "$hierarchy" ]; then
         passed=$((passed + 1))
-        echo "PASS $(basename "$caseDir") decomposed 2x2 executor $executor: $lines solve lines, $off off"
+        echo "PASS $(basename "$caseDir") decomposed 2x2 executor $executor: $lines solve lines, $off off, hierarchy $shared"
     else
         failed=$((failed + 1))
-        echo "FAIL $(basename "$caseDir") decomposed 2x2 executor $executor: $lines solve lines, $off off (kept $caseDir*)"
+        echo "FAIL $(basename "$caseDir") decomposed 2x2 executor $executor: $lines solve lines, $off off, hierarchy $shared (expected $hierarchy; kept $caseDir*)"
         diff <(echo "$native") <(echo "$plugin") | head -n 4 | sed 's/^/    /'
     fi
 }
@@ -212,12 +220,25 @@ boxTurbIcoFoam()
 }
 
 # processor patches on every level, with and without cyclics; symmetric and asymmetric; the
-# optional steps of the V-cycle (pre-smoothing, interpolation) across them
-decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam
-decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam
-decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam
-decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam
-decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam
+# optional steps of the V-cycle (pre-smoothing, interpolation) across them; the 4 ranks as one
+# hierarchy, or each its own (cyclics; two groups with patches to each other; the direct
+# coarsest solve)
+decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
+decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam one
+decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam one
+decomposed "$(gamgCase cavity cavity-U-symGS-decomposed U symGaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one
+decomposed "$(gamgCase cavity cavity-p-twoGroups-decomposed 'p|pFinal' GaussSeidel)" icoFoam own 2
+decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own
+decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam own
+# the plugin's own smoother on the 4 ranks as one hierarchy (its bound a maximum over the ranks)
+dir=$(gamgCase cavity cavity-p-Chebyshev-decomposed 'p|pFinal' Chebyshev)
+editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null
+if decomposedRun "$dir" icoFoam && grep -q 'one GAMG hierarchy for ranks' "$dir/log.icoFoam"; then
+    toTolerance "$dir/log.icoFoam" p 1e-06 0.05
+else
+    failed=$((failed + 1))
+    echo "FAIL $(basename "$dir"): the run failed or was not one hierarchy, kept $dir"
+fi
 # the plugin's own smoother across processor and cyclic patches
 dir=$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-Chebyshev-decomposed p Chebyshev)")
 editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null

@@ -24,7 +24,8 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     intCoeffs_(agglomeration.size()),
     couplings_(agglomeration.size() + 1),
     fineInterfaces_(interfaces),
-    fineBouCoeffs_(interfaceBouCoeffs)
+    fineBouCoeffs_(interfaceBouCoeffs),
+    fineIntCoeffs_(interfaceIntCoeffs)
 {
     couplings_.set
     (
@@ -149,4 +150,11 @@ const Foam::FieldField<Foam::Field, Foam::scalar>&
 Foam::gpuLduGamgCouplings::interfaceBouCoeffs(const label k) const
 {
     return k == 0 ? fineBouCoeffs_ : bouCoeffs_[k - 1];
+}
+
+
+const Foam::FieldField<Foam::Field, Foam::scalar>&
+Foam::gpuLduGamgCouplings::interfaceIntCoeffs(const label k) const
+{
+    return k == 0 ? fineIntCoeffs_ : intCoeffs_[k - 1];
 }

@@ -136,6 +136,10 @@ void Foam::gpuLduCache::forgetGamgSystems()
     {
         gamgSystems_[e].reset();
         gamgAgglomerations_[e] = nullptr;
+        if (groups_[e])
+        {
+            groups_[e]->forgetGamg();
+        }
     }
 }
 

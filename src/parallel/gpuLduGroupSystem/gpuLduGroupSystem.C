@@ -5,6 +5,7 @@
 
 #include "gpuLduGroupSystem.H"
 #include "gpuLduCoupling.H"
+#include "gpuLduGroupSystemOwnerCoupling.H"
 #include "processorLduInterface.H"
 #include "IPstream.H"
 #include "OPstream.H"
@@ -22,42 +23,6 @@ namespace
 using Foam::label;
 using Foam::labelList;
 using Foam::UPstream;
-
-//- Messages of a group travel on its own communicator, under one tag
-constexpr int groupTag = 1;
-
-void sendDoubles(const label to, const double* p, const label n, const label comm)
-{
-    if (n > 0)
-    {
-        Foam::UOPstream::write
-        (
-            UPstream::commsTypes::scheduled, to,
-            reinterpret_cast<const char*>(p), n*sizeof(double), groupTag, comm
-        );
-    }
-}
-
-void receiveDoubles(const label from, double* p, const label n, const label comm)
-{
-    if (n > 0)
-    {
-        Foam::UIPstream::read
-        (
-            UPstream::commsTypes::scheduled, from,
-            reinterpret_cast<char*>(p), n*sizeof(double), groupTag, comm
-        );
-    }
-}
-
-//- Wall seconds since t
-double secondsSince(const std::chrono::steady_clock::time_point t)
-{
-    return std::chrono::duration<double>
-    (
-        std::chrono::steady_clock::now() - t
-    ).count();
-}
 
 //- A rank's place for each coupled patch, from the group rank across each
 //  (-2: no interface, -1: not a processor patch to the group): the patches
@@ -126,124 +91,56 @@ labelList patchesTo(const labelList& nbr, const label j)
 } // End anonymous namespace
 
 
-// * * * * * * * * * * * * * * * Owner's coupling * * * * * * * * * * * * * //
+// * * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * //
 
-class Foam::gpuLduGroupSystem::ownerCoupling
-:
-    public gpuLdu::Coupling
+void Foam::gpuLduGroupSystem::sendDoubles
+(
+    const label to,
+    const double* p,
+    const label n,
+    const label comm
+)
 {
-    const gpuLduGroupSystem& g_;
-    const gpuLduCoupling& own_;
-    const label meshComm_;
-    mutable std::vector<double> message_;
-
-    void exchange
-    (
-        const product k,
-        const gpuLdu::InterfacePhase phase,
-        const double* x,
-        double* y
-    ) const
+    if (n > 0)
     {
-        const label p = label(phase);
-        const label n = g_.ranks_.size();
-        // the ranks start their exchanges before the owner's own
-        for (label r = 1; r < n; ++r)
-        {
-            if (g_.hasPhase_[p][r])
-            {
-                const label from = g_.hostCellStart_[r];
-                const label m = g_.hostCellStart_[r + 1] - from;
-                message_.assign({double(productRequest), double(k), double(p)});
-                if (k != rowSums)
-                {
-                    message_.insert(message_.end(), x + from, x + from + m);
-                }
-                message_.insert(message_.end(), y + from, y + from + m);
-                sendDoubles(r, message_.data(), message_.size(), g_.comm_);
-            }
-        }
-        if (g_.hasPhase_[p][0])
-        {
-            applyProduct(own_, k, phase, x, y);
-        }
-        for (label r = 1; r < n; ++r)
-        {
-            if (g_.hasPhase_[p][r])
-            {
-                const label from = g_.hostCellStart_[r];
-                receiveDoubles
-                (
-                    r, y + from, g_.hostCellStart_[r + 1] - from, g_.comm_
-                );
-            }
-        }
-    }
-
-public:
-
-    ownerCoupling
-    (
-        const gpuLduGroupSystem& g,
-        const gpuLduCoupling& own,
-        const label meshComm
-    )
-    :
-        g_(g),
-        own_(own),
-        meshComm_(meshComm)
-    {}
-
-    //- Each rank hands its own partial to OpenFOAM's reduce, as natively
-    double sum(const double* partials, int nParts) const override
-    {
-        for (label r = 1; r < nParts; ++r)
-        {
-            const double m[4] = {double(sumRequest), 0, 0, partials[r]};
-            sendDoubles(r, m, 4, g_.comm_);
-        }
-        return returnReduce
+        UOPstream::write
         (
-            partials[0], sumOp<scalar>(), Pstream::msgType(), meshComm_
+            UPstream::commsTypes::scheduled, to,
+            reinterpret_cast<const char*>(p), n*sizeof(double), groupTag, comm
         );
     }
+}
 
-    bool sumsAreLocal() const override
+
+void Foam::gpuLduGroupSystem::receiveDoubles
+(
+    const label from,
+    double* p,
+    const label n,
+    const label comm
+)
+{
+    if (n > 0)
     {
-        return false;
+        UIPstream::read
+        (
+            UPstream::commsTypes::scheduled, from,
+            reinterpret_cast<char*>(p), n*sizeof(double), groupTag, comm
+        );
     }
+}
 
-    bool hasPhase(gpuLdu::InterfacePhase phase) const override
-    {
-        const std::vector<bool>& has = g_.hasPhase_[label(phase)];
-        return std::find(has.begin(), has.end(), true) != has.end();
-    }
 
-    void interfaceProduct
+double Foam::gpuLduGroupSystem::secondsSince
+(
+    const std::chrono::steady_clock::time_point t
+)
+{
+    return std::chrono::duration<double>
     (
-        gpuLdu::InterfacePhase phase,
-        const double* x,
-        double* y
-    ) const override
-    {
-        exchange(aProduct, phase, x, y);
-    }
-
-    void interfaceProductT
-    (
-        gpuLdu::InterfacePhase phase,
-        const double* x,
-        double* y
-    ) const override
-    {
-        exchange(tProduct, phase, x, y);
-    }
-
-    void interfaceRowSums(gpuLdu::InterfacePhase phase, double* sumA) const override
-    {
-        exchange(rowSums, phase, nullptr, sumA);
-    }
-};
+        std::chrono::steady_clock::now() - t
+    ).count();
+}
 
 
 // * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
@@ -260,10 +157,14 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
     ranks_(ranks),
     comm_(comm),
     patchPhase_(interfaces.size(), gpuLduCoupling::late),
+    patchNbr_(interfaces.size(), -2),
+    inPatchOrder_(true),
     nCells_(addr.size()),
     nFaces_(addr.lowerAddr().size()),
     nTerms_(0),
-    nHostCells_(0)
+    nHostCells_(0),
+    gamgAgglomeration_(nullptr),
+    gamgShared_(false)
 {
     // This rank's coupled patches: which group rank each plain processor
     // patch leads to (processorCyclic may transform: host)
@@ -291,6 +192,7 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
         }
     }
 
+    patchNbr_ = nbr;
     if (!shared())
     {
         return;
@@ -314,6 +216,7 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
             }
         }
     }
+    inPatchOrder_ = inPatchOrder;
 
     bool fallback = false;
     if (owner())
@@ -375,20 +278,18 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
-bool Foam::gpuLduGroupSystem::combine
+Foam::gpuLduGroupSystem::combinedLevel Foam::gpuLduGroupSystem::combineRanks
 (
-    gpuLdu::Executor executor,
     const List<labelList>& lowers,
     const List<labelList>& uppers,
     const labelList& nCells,
     const List<labelList>& nbrs,
     const List<labelListList>& patchCells,
-    const boolList& inPatchOrder,
-    const double receivedSeconds
+    const boolList& inPatchOrder
 )
 {
-    const auto start = std::chrono::steady_clock::now();
-    const label n = ranks_.size();
+    const label n = nCells.size();
+    combinedLevel c;
 
     // In the system only where every rank's patches to the group are one
     // stretch of its patch list, the two sides of each pair of patches
@@ -424,15 +325,15 @@ bool Foam::gpuLduGroupSystem::combine
             }
         }
     }
+    c.fallback = fallback;
 
-    rowStart_.assign(1, 0);
-    faceStart_.assign(1, 0);
-    termStart_.assign(1, 0);
-    hostCellStart_.assign(1, 0);
-    hasPhase_[0].assign(n, false);
-    hasPhase_[1].assign(n, false);
+    c.rowStart.assign(1, 0);
+    c.faceStart.assign(1, 0);
+    c.termStart.assign(1, 0);
+    c.hostCellStart.assign(1, 0);
+    c.hasPhase[0].assign(n, false);
+    c.hasPhase[1].assign(n, false);
 
-    std::vector<int> lower, upper, ifCells;
     struct term { int row, col, source; };
     std::vector<term> terms;
     List<labelList> place(n);
@@ -443,19 +344,19 @@ bool Foam::gpuLduGroupSystem::combine
     label nFaces = 0;
     for (label r = 0; r < n; ++r)
     {
-        rowStart_.push_back(rowStart_.back() + nCells[r]);
+        c.rowStart.push_back(c.rowStart.back() + nCells[r]);
         nFaces += lowers[r].size();
     }
-    lower.reserve(nFaces);
-    upper.reserve(nFaces);
+    c.lower.reserve(nFaces);
+    c.upper.reserve(nFaces);
     for (label r = 0; r < n; ++r)
     {
-        const int off = rowStart_[r];
-        for (const label c : lowers[r]) lower.push_back(off + c);
-        for (const label c : uppers[r]) upper.push_back(off + c);
-        faceStart_.push_back(lower.size());
+        const int off = c.rowStart[r];
+        for (const label i : lowers[r]) c.lower.push_back(off + i);
+        for (const label i : uppers[r]) c.upper.push_back(off + i);
+        c.faceStart.push_back(c.lower.size());
 
-        int source = termStart_.back();
+        int source = c.termStart.back();
         forAll(nbrs[r], patchi)
         {
             const label pl = place[r][patchi];
@@ -465,7 +366,7 @@ bool Foam::gpuLduGroupSystem::combine
             }
             if (pl != gpuLduCoupling::inSystem)
             {
-                hasPhase_[pl][r] = true;
+                c.hasPhase[pl][r] = true;
                 continue;
             }
             // the q-th patch to j meets j's q-th patch to r
@@ -479,18 +380,18 @@ bool Foam::gpuLduGroupSystem::combine
                 terms.push_back
                 ({
                     off + int(rowCells[f]),
-                    rowStart_[j] + int(colCells[f]),
+                    c.rowStart[j] + int(colCells[f]),
                     source++
                 });
             }
         }
-        termStart_.push_back(source);
+        c.termStart.push_back(source);
 
-        for (const int c : hostCells(nbrs[r], place[r], patchCells[r]))
+        for (const int i : hostCells(nbrs[r], place[r], patchCells[r]))
         {
-            ifCells.push_back(off + c);
+            c.ifCells.push_back(off + i);
         }
-        hostCellStart_.push_back(ifCells.size());
+        c.hostCellStart.push_back(c.ifCells.size());
     }
 
     // Rows in order, each row's terms in its patch and face order
@@ -499,41 +400,65 @@ bool Foam::gpuLduGroupSystem::combine
         terms.begin(), terms.end(),
         [](const term& a, const term& b) { return a.row < b.row; }
     );
-    gpuLdu::DeviceCouplings couplings;
-    termSource_.clear();
     for (const term& t : terms)
     {
-        if (couplings.rows.empty() || couplings.rows.back() != t.row)
+        if (c.couplings.rows.empty() || c.couplings.rows.back() != t.row)
         {
-            couplings.rows.push_back(t.row);
-            couplings.start.push_back(couplings.start.back());
+            c.couplings.rows.push_back(t.row);
+            c.couplings.start.push_back(c.couplings.start.back());
         }
-        couplings.cols.push_back(t.col);
-        ++couplings.start.back();
-        termSource_.push_back(t.source);
+        c.couplings.cols.push_back(t.col);
+        ++c.couplings.start.back();
+        c.termSource.push_back(t.source);
     }
+    return c;
+}
+
+
+bool Foam::gpuLduGroupSystem::combine
+(
+    gpuLdu::Executor executor,
+    const List<labelList>& lowers,
+    const List<labelList>& uppers,
+    const labelList& nCells,
+    const List<labelList>& nbrs,
+    const List<labelListList>& patchCells,
+    const boolList& inPatchOrder,
+    const double receivedSeconds
+)
+{
+    const auto start = std::chrono::steady_clock::now();
+    combinedLevel c =
+        combineRanks(lowers, uppers, nCells, nbrs, patchCells, inPatchOrder);
+    rowStart_ = c.rowStart;
+    faceStart_ = c.faceStart;
+    termStart_ = c.termStart;
+    hostCellStart_ = c.hostCellStart;
+    hasPhase_[0] = c.hasPhase[0];
+    hasPhase_[1] = c.hasPhase[1];
+    termSource_ = c.termSource;
 
     gpuLdu::LduAddressingView view;
     view.nCells = rowStart_.back();
-    view.nFaces = lower.size();
-    view.lower = lower.data();
-    view.upper = upper.data();
+    view.nFaces = c.lower.size();
+    view.lower = c.lower.data();
+    view.upper = c.upper.data();
     const double combinedSeconds = secondsSince(start);
 
     system_ = gpuLdu::makeLduSystem(executor, view);
     system_->setParts(rowStart_);
-    system_->setDeviceCouplings(couplings);
-    system_->setInterfaces(ifCells);
+    system_->setDeviceCouplings(c.couplings);
+    system_->setInterfaces(c.ifCells);
 
     Info<< "gpuLduGroupSystem: one system for ranks";
     forAll(ranks_, r)
     {
         Info<< " " << ranks_[r];
     }
-    Info<< ": " << view.nCells << " cells, " << terms.size()
-        << " processor-face terms in the system, " << ifCells.size()
+    Info<< ": " << view.nCells << " cells, " << termSource_.size()
+        << " processor-face terms in the system, " << c.ifCells.size()
         << " interface cells on the host"
-        << (fallback ? " (patches to the group not one stretch, not"
+        << (c.fallback ? " (patches to the group not one stretch, not"
             " matching, or updated out of patch order by commsType scheduled:"
             " all on the host)" : "")
         << "; set up in " << receivedSeconds + secondsSince(start)
@@ -551,7 +476,7 @@ bool Foam::gpuLduGroupSystem::combine
     termCoeffs_.resize(termSource_.size());
     termIntCoeffs_.resize(termSource_.size());
 
-    return fallback;
+    return c.fallback;
 }
 
 
@@ -710,7 +635,7 @@ void Foam::gpuLduGroupSystem::applyProduct
 
 gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
 (
-    const gpuLduCoupling& coupling,
+    const gpuLduCoupling* coupling,
     const label meshComm,
     scalarField& psi
 )
@@ -735,19 +660,23 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
             const double partial = message[3];
             returnReduce(partial, sumOp<scalar>(), Pstream::msgType(), meshComm);
         }
+        else if (what == maximumRequest)
+        {
+            returnReduce(message[3], maxOp<scalar>(), Pstream::msgType(), meshComm);
+        }
         else if (what == productRequest)
         {
             const auto k = product(label(message[1]));
             const auto phase = gpuLdu::InterfacePhase(label(message[2]));
             double* x = message.data() + 3;
             double* y = (k == rowSums) ? x : x + m;
-            if (n != 3 + (k == rowSums ? m : 2*m))
+            if (!coupling || n != 3 + (k == rowSums ? m : 2*m))
             {
                 FatalErrorInFunction
                     << "a request of " << n << " values from the group's owner"
                     << abort(FatalError);
             }
-            applyProduct(coupling, k, phase, x, y);
+            applyProduct(*coupling, k, phase, x, y);
             sendDoubles(0, y, m, comm_);
         }
         else
@@ -793,7 +722,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
     exchangeValues(matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs);
     if (!owner())
     {
-        return serve(coupling, meshComm, psi);
+        return serve(&coupling, meshComm, psi);
     }
     const double handOver = secondsSince(start);
 
@@ -805,12 +734,24 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
     );
     system_->setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
 
-    const ownerCoupling group(*this, coupling, meshComm);
+    const ownerCoupling group(*this, &coupling, meshComm);
     gpuLdu::SolveResult r = system_->solve
     (
         method, psi_.data(), source_.data(), controls, preconditioner, group
     );
 
+    finish(r, handOver, psi);
+    return r;
+}
+
+
+void Foam::gpuLduGroupSystem::finish
+(
+    gpuLdu::SolveResult& r,
+    const double handOverSeconds,
+    scalarField& psi
+)
+{
     const auto handStart = std::chrono::steady_clock::now();
     for (label k = 1; k < ranks_.size(); ++k)
     {
@@ -819,7 +760,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
             double(doneRequest), 0, 0,
             r.initialResidual, r.finalResidual, double(r.nIterations),
             double(r.converged), double(r.singular), double(r.nonFinite),
-            r.uploadSeconds, r.setupSeconds, r.iterateSeconds, handOver
+            r.uploadSeconds, r.setupSeconds, r.iterateSeconds, handOverSeconds
         };
         sendDoubles(k, done, 13, comm_);
         sendDoubles
@@ -828,8 +769,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
         );
     }
     std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
-    r.handOverSeconds = handOver + secondsSince(handStart);
-    return r;
+    r.handOverSeconds = handOverSeconds + secondsSince(handStart);
 }
 
 

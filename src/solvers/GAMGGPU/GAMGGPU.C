@@ -7,6 +7,7 @@
 #include "GAMGAgglomeration.H"
 #include "gpuLduCache.H"
 #include "gpuLduGamgCouplings.H"
+#include "gpuLduGroupSystem.H"
 #include "LUscalarMatrix.H"
 
 #include <memory>
@@ -197,52 +198,76 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             interfaces_, cmpt
         );
 
+        // Decomposed, the ranks sharing a device as one hierarchy where they
+        // can be (gpuLduGroupSystem); else each rank its own
         const auto systemStart = std::chrono::steady_clock::now();
-        gpuLdu::GamgSystem& sys =
-            c.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
-        systemSeconds = secondsSince(systemStart);
-        // gpuLduSolver 2: the V-cycle's parts timed (the device waited for
-        // between parts, which slows the solve)
-        sys.setTimed(gpuLduSolver::debug >= 2);
-        sys.setInterfaces(couplings.cells());
-
-        // directSolveCoarsest: OpenFOAM's LU of the coarsest level, on the host
-        const label coarsest = agglomeration.size();
-        std::unique_ptr<directCoarsest> direct;
-        if (directSolveCoarsest)
+        gpuLduGroupSystem* group =
+            directSolveCoarsest
+          ? nullptr
+          : c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
+        if (group && group->gamgShared(exec, agglomeration))
         {
-            direct.reset
+            systemSeconds = secondsSince(systemStart);
+            result = group->solveGamg
             (
-                new directCoarsest
-                (
-                    agglomeration.meshLevel(coarsest),
-                    couplings.interfaceBouCoeffs(coarsest),
-                    couplings.interfaces(coarsest)
-                )
+                matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, couplings,
+                psi, source, controls(), gamg, gpuLduSolver::debug >= 2
             );
+            if (const gpuLdu::GamgSystem* sys = group->gamgSystem())
+            {
+                times = sys->times();
+                levelCells = sys->levelCells();
+            }
         }
-        sys.setCoarsestSolver(direct.get());
-        const auto matrixStart = std::chrono::steady_clock::now();
-        sys.setMatrix
-        (
-            matrix_.diag().cdata(),
-            matrix_.upper().cdata(),
-            matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
-        );
-        const double matrixSeconds = secondsSince(matrixStart);
-        result = sys.solve
-        (
-            psi.data(),
-            source.cdata(),
-            controls(),
-            gamg,
-            couplings.couplings()
-        );
-        // upload: the matrix values, psi and the source
-        result.uploadSeconds += matrixSeconds;
-        sys.setCoarsestSolver(nullptr);
-        times = sys.times();
-        levelCells = sys.levelCells();
+        else
+        {
+            gpuLdu::GamgSystem& sys =
+                c.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
+            systemSeconds = secondsSince(systemStart);
+            // gpuLduSolver 2: the V-cycle's parts timed (the device waited
+            // for between parts, which slows the solve)
+            sys.setTimed(gpuLduSolver::debug >= 2);
+            sys.setInterfaces(couplings.cells());
+
+            // directSolveCoarsest: OpenFOAM's LU of the coarsest level, on
+            // the host
+            const label coarsest = agglomeration.size();
+            std::unique_ptr<directCoarsest> direct;
+            if (directSolveCoarsest)
+            {
+                direct.reset
+                (
+                    new directCoarsest
+                    (
+                        agglomeration.meshLevel(coarsest),
+                        couplings.interfaceBouCoeffs(coarsest),
+                        couplings.interfaces(coarsest)
+                    )
+                );
+            }
+            sys.setCoarsestSolver(direct.get());
+            const auto matrixStart = std::chrono::steady_clock::now();
+            sys.setMatrix
+            (
+                matrix_.diag().cdata(),
+                matrix_.upper().cdata(),
+                matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
+            );
+            const double matrixSeconds = secondsSince(matrixStart);
+            result = sys.solve
+            (
+                psi.data(),
+                source.cdata(),
+                controls(),
+                gamg,
+                couplings.couplings()
+            );
+            // upload: the matrix values, psi and the source
+            result.uploadSeconds += matrixSeconds;
+            sys.setCoarsestSolver(nullptr);
+            times = sys.times();
+            levelCells = sys.levelCells();
+        }
         solveSeconds = secondsSince(solveStart);
 
         if (!cacheAgglomeration)
@@ -259,7 +284,8 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             << " failed: " << e.what() << exit(FatalError);
     }
 
-    if (gpuLduSolver::debug)
+    // (a rank of a group that is not its owner has no levels of its own)
+    if (gpuLduSolver::debug && !levelCells.empty())
     {
         Info<< "gpuLduSolver: " << type() << " " << fieldName_ << ": "
             << levelCells.size() << " levels (" << levelCells.front()
@@ -267,12 +293,13 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             << 1e3*solveSeconds << " ms: agglomeration "
             << 1e3*agglomerationSeconds << " ms, level systems "
             << 1e3*systemSeconds << " ms, upload "
-            << 1e3*result.uploadSeconds << " ms, coarse matrices "
+            << 1e3*result.uploadSeconds << " ms, hand-over "
+            << 1e3*result.handOverSeconds << " ms, coarse matrices "
             << 1e3*times.coarseMatrices << " ms, smoother set-up "
             << 1e3*times.smootherSetup << " ms, V-cycles "
             << 1e3*result.iterateSeconds << " ms" << endl;
     }
-    if (gpuLduSolver::debug >= 2)
+    if (gpuLduSolver::debug >= 2 && !levelCells.empty())
     {
         Info<< "gpuLduSolver: " << type() << " " << fieldName_
             << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
