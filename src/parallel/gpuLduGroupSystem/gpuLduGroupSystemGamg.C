@@ -37,7 +37,6 @@ bool Foam::gpuLduGroupSystem::combineGamg
     const auto start = std::chrono::steady_clock::now();
     const label n = ranks_.size();
     const label nLevels = levels[0].size();
-    const label nPatches = patchNbr[0].size();
     enum { lowerList, upperList, sizeList, nLists };
 
     std::vector<combinedLevel> combined(nLevels);
@@ -86,7 +85,9 @@ bool Foam::gpuLduGroupSystem::combineGamg
         DynamicList<bool> fl;
         for (label rank = 0; rank < n; ++rank)
         {
+            // (after the rank's own patches, as many as it has)
             const List<labelList>& step = levels[rank][k];
+            const label nPatches = patchNbr[rank].size();
             const label cells = coarse.rowStart[rank];
             const label faces = coarse.faceStart[rank];
             for (const label c : step[nLists + nPatches])
