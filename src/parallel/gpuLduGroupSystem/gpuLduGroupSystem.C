@@ -164,7 +164,8 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
     nTerms_(0),
     nHostCells_(0),
     gamgAgglomeration_(nullptr),
-    gamgShared_(false)
+    gamgShared_(false),
+    gamgLocalSums_(false)
 {
     // This rank's coupled patches: which group rank each plain processor
     // patch leads to (processorCyclic may transform: host)

@@ -26,6 +26,7 @@ Description
 bool Foam::gpuLduGroupSystem::combineGamg
 (
     gpuLdu::Executor executor,
+    const bool wholeMesh,
     const List<labelList>& patchNbr,
     const List<List<List<labelList>>>& levels
 )
@@ -138,7 +139,11 @@ bool Foam::gpuLduGroupSystem::combineGamg
         gamgTermSource_.push_back(c.termSource);
         nTerms += c.termSource.size();
     }
-    gamg_->setParts(parts);
+    gamgLocalSums_ = executor == gpuLdu::Executor::gpu && wholeMesh;
+    if (!gamgLocalSums_)
+    {
+        gamg_->setParts(parts);
+    }
     gamg_->setDeviceCouplings(couplings);
 
     Info<< "gpuLduGroupSystem: one GAMG hierarchy for ranks";
@@ -148,7 +153,9 @@ bool Foam::gpuLduGroupSystem::combineGamg
     }
     Info<< ": " << nLevels << " levels (" << fine.nCells << " to "
         << combined.back().rowStart.back() << " cells), " << nTerms
-        << " processor-face terms on the levels; set up in "
+        << " processor-face terms on the levels, "
+        << (gamgLocalSums_ ? "sums on the device" : "sums per rank")
+        << "; set up in "
         << secondsSince(start) << " s (combined " << combinedSeconds
         << " s)" << endl;
     return true;
@@ -246,7 +253,13 @@ bool Foam::gpuLduGroupSystem::gamgShared
         }
         gamgShared_ =
             !eligibleRanks.found(false) && sameLevels
-         && combineGamg(executor, nbrs, levels);
+         && combineGamg
+            (
+                executor,
+                UPstream::nProcs(agglomeration.meshLevel(0).comm()) == n,
+                nbrs,
+                levels
+            );
         if (!gamgShared_)
         {
             Info<< "gpuLduGroupSystem: each rank of the group keeps its own"
@@ -395,7 +408,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveGamg
     const double handOver = secondsSince(start);
 
     gamg_->setTimed(timed);
-    const ownerCoupling group(*this, nullptr, meshComm);
+    const ownerCoupling group(*this, nullptr, meshComm, gamgLocalSums_);
     const std::vector<const gpuLdu::Coupling*> levels(nLevels, &group);
     gpuLdu::SolveResult r =
         gamg_->solve(psi_.data(), source_.data(), controls, gamg, levels);

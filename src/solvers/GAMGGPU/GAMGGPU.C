@@ -293,11 +293,11 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             << 1e3*solveSeconds << " ms: agglomeration "
             << 1e3*agglomerationSeconds << " ms, level systems "
             << 1e3*systemSeconds << " ms, upload "
-            << 1e3*result.uploadSeconds << " ms, hand-over "
-            << 1e3*result.handOverSeconds << " ms, coarse matrices "
+            << 1e3*result.uploadSeconds << " ms, coarse matrices "
             << 1e3*times.coarseMatrices << " ms, smoother set-up "
             << 1e3*times.smootherSetup << " ms, V-cycles "
-            << 1e3*result.iterateSeconds << " ms" << endl;
+            << 1e3*result.iterateSeconds << " ms, hand-over "
+            << 1e3*result.handOverSeconds << " ms" << endl;
     }
     if (gpuLduSolver::debug >= 2 && !levelCells.empty())
     {
