@@ -571,23 +571,36 @@ inline LduProblem momentumLike(int nx, int ny, int nz, unsigned seed, bool perio
     return p;
 }
 
-TYPED_TEST(GamgTest, SolvesToTolerance)
+//- Three coarse levels of a problem (agglomerate with seeds seed, seed + 1, seed + 2), the
+//  problem of each level (the finest first) and the views a GamgSystem takes
+struct TestHierarchy
 {
-    for (const LduProblem& p : {poisson3D(16, 12, 10, 12, -1), momentumLike(16, 12, 10, 13)})
+    std::vector<TestLevel> levels;
+    std::vector<LduProblem> problems;
+    std::vector<GamgLevelView> views;
+
+    TestHierarchy(const LduProblem& p, unsigned seed)
+    :
+        problems{p}
     {
-        // three coarse levels
-        std::vector<TestLevel> levels;
-        std::vector<LduProblem> problems{p};
-        for (int l = 0; l < 3; ++l)
+        for (unsigned l = 0; l < 3; ++l)
         {
-            levels.push_back(agglomerate(problems.back().addressing(), 20 + l));
+            levels.push_back(agglomerate(problems.back().addressing(), seed + l));
             problems.push_back(coarseProblem(problems.back(), levels.back()));
         }
-        std::vector<GamgLevelView> views;
         for (const TestLevel& t : levels)
         {
             views.push_back(t.view());
         }
+    }
+};
+
+TYPED_TEST(GamgTest, SolvesToTolerance)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 12, -1), momentumLike(16, 12, 10, 13)})
+    {
+        const TestHierarchy h(p, 20);
+        const std::vector<GamgLevelView>& views = h.views;
         auto gamg = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
         gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> b = referenceSource(p);
@@ -627,18 +640,9 @@ TYPED_TEST(GamgTest, CoupledSolvesToTolerance)
 {
     for (const LduProblem& p : {poisson3D(16, 12, 10, 14, -1, true), momentumLike(16, 12, 10, 15, true)})
     {
-        std::vector<TestLevel> levels;
-        std::vector<LduProblem> problems{p};
-        for (int l = 0; l < 3; ++l)
-        {
-            levels.push_back(agglomerate(problems.back().addressing(), 30 + l));
-            problems.push_back(coarseProblem(problems.back(), levels.back()));
-        }
-        std::vector<GamgLevelView> views;
-        for (const TestLevel& t : levels)
-        {
-            views.push_back(t.view());
-        }
+        const TestHierarchy h(p, 30);
+        const std::vector<LduProblem>& problems = h.problems;
+        const std::vector<GamgLevelView>& views = h.views;
         std::vector<std::unique_ptr<ProblemCoupling>> couplings;
         std::vector<const Coupling*> couplingOf;
         std::vector<std::vector<int>> cellsOf;
@@ -723,18 +727,9 @@ TYPED_TEST(GamgTest, DeviceCouplingsAreTheHostCouplings)
 {
     for (const LduProblem& p : {poisson3D(16, 12, 10, 16, -1, true), momentumLike(16, 12, 10, 17, true)})
     {
-        std::vector<TestLevel> levels;
-        std::vector<LduProblem> problems{p};
-        for (int l = 0; l < 3; ++l)
-        {
-            levels.push_back(agglomerate(problems.back().addressing(), 40 + l));
-            problems.push_back(coarseProblem(problems.back(), levels.back()));
-        }
-        std::vector<GamgLevelView> views;
-        for (const TestLevel& t : levels)
-        {
-            views.push_back(t.view());
-        }
+        const TestHierarchy h(p, 40);
+        const std::vector<LduProblem>& problems = h.problems;
+        const std::vector<GamgLevelView>& views = h.views;
         std::vector<std::unique_ptr<ProblemCoupling>> couplings;
         std::vector<const Coupling*> couplingOf;
         std::vector<std::vector<int>> cellsOf, partsOf;
@@ -868,18 +863,9 @@ TYPED_TEST(GamgTest, CoarsestSolverTakesTheCoarsestLevel)
 {
     for (const LduProblem& p : {poisson3D(16, 12, 10, 16, -1), momentumLike(16, 12, 10, 17)})
     {
-        std::vector<TestLevel> levels;
-        std::vector<LduProblem> problems{p};
-        for (int l = 0; l < 3; ++l)
-        {
-            levels.push_back(agglomerate(problems.back().addressing(), 40 + l));
-            problems.push_back(coarseProblem(problems.back(), levels.back()));
-        }
-        std::vector<GamgLevelView> views;
-        for (const TestLevel& t : levels)
-        {
-            views.push_back(t.view());
-        }
+        const TestHierarchy h(p, 40);
+        const std::vector<LduProblem>& problems = h.problems;
+        const std::vector<GamgLevelView>& views = h.views;
         GamgSystemImpl<TypeParam> gamg(p.addressing(), views);
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const LduProblem& coarsest = problems.back();
