@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The symbolic LDL^T factorisation (direct/SymbolicLdlt.hpp) against a dense symbolic
+// elimination of the permuted pattern: the structure of L, the elimination tree, the levels of
+// the tree, the counts; the orderings are permutations that reduce fill; malformed patterns
+// are errors.
+
+#include "testSupport.hpp"
+
+#include "direct/SymbolicLdlt.hpp"
+
+#include <algorithm>
+#include <random>
+
+namespace gpuLdu::test
+{
+
+namespace
+{
+
+//- A symmetric pattern in compressed columns (what SymmetricPattern views)
+struct Pattern
+{
+    int n = 0;
+    std::vector<int> colStart{0};
+    std::vector<int> rows;
+
+    SymmetricPattern view() const
+    {
+        return {n, colStart.data(), rows.data()};
+    }
+};
+
+//- The pattern of entries (i, j) of a symmetric matrix: lower: the lower triangle only
+//  (diagonal included); else both triangles, each entry twice
+Pattern fromEntries(int n, const std::vector<std::pair<int, int>>& entries, bool lower)
+{
+    std::vector<std::vector<int>> cols(n);
+    for (int j = 0; j < n; ++j)
+    {
+        cols[j].push_back(j);
+    }
+    for (auto [i, j] : entries)
+    {
+        if (lower)
+        {
+            cols[std::min(i, j)].push_back(std::max(i, j));
+        }
+        else
+        {
+            cols[j].push_back(i);
+            cols[i].push_back(j);
+            cols[j].push_back(i);
+        }
+    }
+    Pattern p;
+    p.n = n;
+    for (auto& c : cols)
+    {
+        std::reverse(c.begin(), c.end());
+        p.rows.insert(p.rows.end(), c.begin(), c.end());
+        p.colStart.push_back(int(p.rows.size()));
+    }
+    return p;
+}
+
+//- The 7-point stencil's faces of an nx x ny x nz grid (ny = nz = 1: a chain; nz = 1: 2-D)
+std::vector<std::pair<int, int>> gridFaces(int nx, int ny, int nz)
+{
+    std::vector<std::pair<int, int>> faces;
+    const auto id = [&](int x, int y, int z) { return x + nx*(y + ny*z); };
+    for (int z = 0; z < nz; ++z)
+        for (int y = 0; y < ny; ++y)
+            for (int x = 0; x < nx; ++x)
+            {
+                if (x + 1 < nx) faces.push_back({id(x, y, z), id(x + 1, y, z)});
+                if (y + 1 < ny) faces.push_back({id(x, y, z), id(x, y + 1, z)});
+                if (z + 1 < nz) faces.push_back({id(x, y, z), id(x, y, z + 1)});
+            }
+    return faces;
+}
+
+std::vector<std::pair<int, int>> randomEntries(int n, int m, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> cell(0, n - 1);
+    std::vector<std::pair<int, int>> e;
+    while (int(e.size()) < m)
+    {
+        const int i = cell(gen), j = cell(gen);
+        if (i != j)
+        {
+            e.push_back({i, j});
+        }
+    }
+    return e;
+}
+
+//- Dense symbolic elimination of C = P A P^T: column k's rows below the diagonal join every
+//  pair of them. Returns L's strictly lower structure, column by column, rows ascending.
+std::vector<std::vector<int>> denseStructure(int n, const std::vector<std::pair<int, int>>& entries,
+                                             const std::vector<int>& perm)
+{
+    std::vector<int> inverse(n);
+    for (int i = 0; i < n; ++i)
+    {
+        inverse[perm[i]] = i;
+    }
+    std::vector<std::vector<char>> m(n, std::vector<char>(n, 0));
+    for (auto [i, j] : entries)
+    {
+        m[inverse[i]][inverse[j]] = m[inverse[j]][inverse[i]] = 1;
+    }
+    std::vector<std::vector<int>> l(n);
+    for (int k = 0; k < n; ++k)
+    {
+        for (int i = k + 1; i < n; ++i)
+        {
+            if (m[i][k])
+            {
+                l[k].push_back(i);
+            }
+        }
+        for (int a : l[k])
+        {
+            for (int b : l[k])
+            {
+                m[a][b] = 1;
+            }
+        }
+    }
+    return l;
+}
+
+//- Everything analyseLdlt returns, against the dense elimination in its own permutation
+void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, const SymbolicLdlt& s)
+{
+    ASSERT_EQ(s.n, n);
+    // a permutation and its inverse
+    std::vector<int> sorted = s.perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (int i = 0; i < n; ++i)
+    {
+        ASSERT_EQ(sorted[i], i);
+        ASSERT_EQ(s.inverse[s.perm[i]], i);
+    }
+    const std::vector<std::vector<int>> l = denseStructure(n, entries, s.perm);
+    long nnz = n;
+    double flops = 0;
+    for (int j = 0; j < n; ++j)
+    {
+        const std::vector<int> rows(s.lRows.begin() + s.lStart[j], s.lRows.begin() + s.lStart[j + 1]);
+        EXPECT_EQ(rows, l[j]) << "column " << j;
+        // the tree: each column's parent is its first row below the diagonal
+        EXPECT_EQ(s.parent[j], l[j].empty() ? -1 : l[j].front()) << "column " << j;
+        nnz += long(l[j].size());
+        flops += double(l[j].size())*l[j].size() + 2.0*l[j].size();
+    }
+    EXPECT_EQ(s.nnzL, nnz);
+    EXPECT_EQ(s.flops, flops);
+
+    // levels: leaves 0, a parent one above its highest child; the lists hold each column once
+    std::vector<int> highestChild(n, -1);
+    for (int j = 0; j < n; ++j)
+    {
+        if (s.parent[j] >= 0)
+        {
+            highestChild[s.parent[j]] = std::max(highestChild[s.parent[j]], s.level[j]);
+        }
+    }
+    for (int j = 0; j < n; ++j)
+    {
+        EXPECT_EQ(s.level[j], highestChild[j] + 1) << "column " << j;
+    }
+    ASSERT_EQ(int(s.levelCols.size()), n);
+    for (int lv = 0; lv < s.nLevels(); ++lv)
+    {
+        EXPECT_LT(s.levelStart[lv], s.levelStart[lv + 1]) << "level " << lv << " is empty";
+        for (int p = s.levelStart[lv]; p < s.levelStart[lv + 1]; ++p)
+        {
+            EXPECT_EQ(s.level[s.levelCols[p]], lv);
+            if (p > s.levelStart[lv])
+            {
+                EXPECT_LT(s.levelCols[p - 1], s.levelCols[p]);
+            }
+        }
+    }
+}
+
+//- The distinct off-diagonal pairs {i, j} of a list of entries
+long uniquePairs(const std::vector<std::pair<int, int>>& entries)
+{
+    std::vector<std::pair<int, int>> u;
+    for (auto [i, j] : entries)
+    {
+        u.push_back({std::min(i, j), std::max(i, j)});
+    }
+    std::sort(u.begin(), u.end());
+    return long(std::unique(u.begin(), u.end()) - u.begin());
+}
+
+} // namespace
+
+//- Random, 2-D and 3-D patterns, given as the lower triangle or as both triangles with repeated
+//  entries, in every ordering: L's structure, the tree and the levels are the dense
+//  elimination's
+TEST(LdltSymbolicTest, StructureIsTheDenseElimination)
+{
+    struct Case { int n; std::vector<std::pair<int, int>> entries; };
+    const std::vector<Case> cases{
+        {80, randomEntries(80, 120, 5)},
+        {120, gridFaces(12, 10, 1)},
+        {120, gridFaces(6, 5, 4)},
+        {1, {}},
+        {7, {}},
+    };
+    for (const Case& c : cases)
+    {
+        for (bool lower : {true, false})
+        {
+            const Pattern p = fromEntries(c.n, c.entries, lower);
+            for (LdltOrdering o : {LdltOrdering::natural, LdltOrdering::amd, LdltOrdering::metis})
+            {
+                SCOPED_TRACE(orderingName(o) + (lower ? ", lower triangle" : ", both triangles") + ", n "
+                             + std::to_string(c.n));
+                const SymbolicLdlt s = analyseLdlt(p.view(), o);
+                EXPECT_EQ(s.nnzALower, c.n + uniquePairs(c.entries));
+                expectSymbolic(c.n, c.entries, s);
+            }
+        }
+    }
+}
+
+//- On a 3-D mesh the fill-reducing orderings cut L well below the natural (banded) order's
+TEST(LdltSymbolicTest, OrderingsReduceFill)
+{
+    const Pattern p = fromEntries(12*12*12, gridFaces(12, 12, 12), true);
+    const long natural = analyseLdlt(p.view(), LdltOrdering::natural).nnzL;
+    const long amd = analyseLdlt(p.view(), LdltOrdering::amd).nnzL;
+    const long metis = analyseLdlt(p.view(), LdltOrdering::metis).nnzL;
+    EXPECT_LT(amd, natural*7/10);
+    EXPECT_LT(metis, natural*7/10);
+}
+
+//- A row outside the matrix, a column that ends before it starts: errors, not crashes
+TEST(LdltSymbolicTest, RejectsMalformedPatterns)
+{
+    Pattern p = fromEntries(5, {{0, 1}, {2, 3}}, true);
+    p.rows[1] = 5;
+    EXPECT_THROW(analyseLdlt(p.view(), LdltOrdering::amd), Error);
+    p.rows[1] = -1;
+    EXPECT_THROW(analyseLdlt(p.view(), LdltOrdering::natural), Error);
+    Pattern q = fromEntries(5, {{0, 1}, {2, 3}}, true);
+    std::swap(q.colStart[2], q.colStart[3]);
+    EXPECT_THROW(analyseLdlt(q.view(), LdltOrdering::metis), Error);
+}
+
+} // namespace gpuLdu::test
