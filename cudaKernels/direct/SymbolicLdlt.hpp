@@ -7,31 +7,12 @@
 #ifndef GPULDU_SYMBOLICLDLT_HPP
 #define GPULDU_SYMBOLICLDLT_HPP
 
-#include <string>
+#include "gpuLdu/gpuLdu.hpp"
+
 #include <vector>
 
 namespace gpuLdu
 {
-
-//- The fill-reducing orderings
-enum class LdltOrdering
-{
-    natural,    //!< none (P = I): for tests and for matrices already ordered
-    amd,        //!< approximate minimum degree (SuiteSparse AMD)
-    metis       //!< nested dissection (METIS_NodeND)
-};
-
-std::string orderingName(LdltOrdering ordering);
-
-//- The structure of A: n columns of a symmetric pattern in compressed columns (colStart of size
-//  n + 1, rows of each column), either triangle or both; the diagonal need not be stored.
-//  Duplicate and out-of-order rows are allowed.
-struct SymmetricPattern
-{
-    int n = 0;
-    const int* colStart = nullptr;
-    const int* rows = nullptr;
-};
 
 //- The symbolic factorisation: everything of L that depends on the pattern only
 struct SymbolicLdlt
@@ -57,6 +38,12 @@ struct SymbolicLdlt
     //- L's strictly lower part in compressed columns (rows ascending in each column)
     std::vector<long> lStart;
     std::vector<int> lRows;
+
+    //- The same by rows: row j's columns k < j ascending (rowCols[rowStart[j] ..
+    //  rowStart[j + 1])), and where each entry sits in lRows (L(j, k) is lRows' rowPos[e])
+    std::vector<long> rowStart;
+    std::vector<int> rowCols;
+    std::vector<long> rowPos;
 
     //- nnz of A's lower triangle (diagonal included) and of L (unit diagonal included), and
     //  the floating-point operations of the numeric factorisation (sum over the columns j of

@@ -231,6 +231,29 @@ SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering)
     }
     s.nnzL = long(s.lRows.size()) + n;
 
+    // The rows: column j's entries in ascending j give each row's columns ascending
+    s.rowStart.assign(n + 1, 0);
+    for (const int i : s.lRows)
+    {
+        ++s.rowStart[i + 1];
+    }
+    for (int i = 0; i < n; ++i)
+    {
+        s.rowStart[i + 1] += s.rowStart[i];
+    }
+    s.rowCols.resize(s.lRows.size());
+    s.rowPos.resize(s.lRows.size());
+    std::vector<long> at(s.rowStart.begin(), s.rowStart.end() - 1);
+    for (int j = 0; j < n; ++j)
+    {
+        for (long p = s.lStart[j]; p < s.lStart[j + 1]; ++p)
+        {
+            const long e = at[s.lRows[p]]++;
+            s.rowCols[e] = j;
+            s.rowPos[e] = p;
+        }
+    }
+
     // Levels: a parent is always a later column, so one ascending pass sees every child first
     s.level.assign(n, 0);
     int nLevels = n > 0 ? 1 : 0;

@@ -2,6 +2,7 @@
 // The algorithms compiled for the host (Thrust's sequential CPP system): executor cpu.
 
 #include "backend/cpu/CpuBackend.hpp"
+#include "direct/LdltImpl.hpp"
 #include "multigrid/GamgSystemImpl.hpp"
 #include "system/LduSystemImpl.hpp"
 
@@ -18,6 +19,11 @@ std::unique_ptr<GamgSystem> makeCpuGamgSystem(const LduAddressingView& fine, con
     auto system = std::make_unique<GamgSystemImpl<CpuBackend>>(fine, levels);
     CpuBackend::synchronize();
     return system;
+}
+
+std::unique_ptr<LdltSolver> makeCpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering)
+{
+    return std::make_unique<LdltSolverImpl<CpuBackend>>(lower, ordering);
 }
 
 } // namespace gpuLdu

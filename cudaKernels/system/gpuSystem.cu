@@ -3,6 +3,7 @@
 // backend/cuda/): executor gpu.
 
 #include "backend/cuda/GpuBackend.hpp"
+#include "direct/LdltImpl.hpp"
 #include "multigrid/GamgSystemImpl.hpp"
 #include "system/LduSystemImpl.hpp"
 
@@ -21,6 +22,11 @@ std::unique_ptr<GamgSystem> makeGpuGamgSystem(const LduAddressingView& fine, con
     auto system = std::make_unique<GamgSystemImpl<GpuBackend>>(fine, levels);
     GpuBackend::synchronize();
     return system;
+}
+
+std::unique_ptr<LdltSolver> makeGpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering)
+{
+    return std::make_unique<LdltSolverImpl<GpuBackend>>(lower, ordering);
 }
 
 } // namespace gpuLdu

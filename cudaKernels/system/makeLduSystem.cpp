@@ -12,10 +12,12 @@ namespace gpuLdu
 
 std::unique_ptr<LduSystem> makeCpuSystem(const LduAddressingView& addr);
 std::unique_ptr<GamgSystem> makeCpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
+std::unique_ptr<LdltSolver> makeCpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering);
 
 #ifdef GPULDU_WITH_CUDA
 std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr);
 std::unique_ptr<GamgSystem> makeGpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
+std::unique_ptr<LdltSolver> makeGpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering);
 std::string cudaUnavailableReason();
 int cudaVisibleDevices();
 std::string cudaUseDevice(int device);
@@ -158,6 +160,24 @@ std::unique_ptr<GamgSystem> makeGamgSystem(
     }
 #ifdef GPULDU_WITH_CUDA
     return makeGpuGamgSystem(fine, levels);
+#else
+    return nullptr;
+#endif
+}
+
+std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering)
+{
+    if (executor == Executor::cpu)
+    {
+        return makeCpuLdltSolver(lower, ordering);
+    }
+    const std::string reason = gpuUnavailableReason();
+    if (!reason.empty())
+    {
+        throw Error("executor gpu is not usable: " + reason);
+    }
+#ifdef GPULDU_WITH_CUDA
+    return makeGpuLdltSolver(lower, ordering);
 #else
     return nullptr;
 #endif

@@ -2,7 +2,8 @@
 // gpuLduSolve: one Matrix Market matrix through the core, outside OpenFOAM. Reads the matrix,
 // stores it in the chosen format on the chosen executor, optionally times A x and checks it
 // against the host product, then solves A x = b for b = A*1 (so the exact x is 1) from x = 0 with
-// one of OpenFOAM's Krylov loops, and prints one fact per line. Exit status 1 on any error.
+// one of OpenFOAM's Krylov loops or the sparse LDL^T direct solver, and prints one fact per line.
+// Exit status 1 on any error.
 
 #include "gpuLdu/gpuLdu.hpp"
 #include "gpuLdu/matrixMarket.hpp"
@@ -31,8 +32,14 @@ R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
                            storage of A for A x (default auto)
   -spmv                    also time A x (median of -repeat runs) and check it on the host
   -repeat N                runs of the A x timing (default 20)
-  -solver PCG|PBiCG|PBiCGStab
-                           default PCG for a symmetric matrix, else PBiCGStab
+  -solver PCG|PBiCG|PBiCGStab|LDLT
+                           default PCG for a symmetric matrix, else PBiCGStab; LDLT: the
+                           sparse direct solver (symmetric matrices), refined to -tolerance
+                           (default 1e-12, on ||b - A x||_2/||b||_2) in at most -maxIter steps
+                           (default 10)
+  -ordering auto|AMD|METIS|natural
+                           LDLT's fill-reducing ordering (default auto: AMD below 5000 rows,
+                           else METIS)
   -preconditioner none|diagonal|DIC|FDIC|DILU|ILU0
                            default DIC for a symmetric matrix, else DILU
   -tolerance T             absolute tolerance (default 1e-8)
@@ -68,6 +75,11 @@ struct Options
     bool spmv = false;
     int repeat = 20;
     std::optional<KrylovMethod> solver;
+    //- -solver LDLT, its ordering (none: auto), and whether -tolerance and -maxIter were given
+    bool ldlt = false;
+    std::optional<LdltOrdering> ordering;
+    bool toleranceGiven = false;
+    bool maxIterGiven = false;
     //- Checked against the matrix once it is read (the valid words depend on its symmetry)
     std::optional<std::string> preconditioner;
     SolverControls controls;
@@ -136,7 +148,32 @@ Options parseOptions(int argc, char* argv[])
         }
         else if (arg == "-solver")
         {
-            o.solver = methodFromName(value());
+            const std::string name = value();
+            o.ldlt = name == "LDLT";
+            if (!o.ldlt)
+            {
+                o.solver = methodFromName(name);
+            }
+        }
+        else if (arg == "-ordering")
+        {
+            const std::string name = value();
+            if (name == "AMD" || name == "amd")
+            {
+                o.ordering = LdltOrdering::amd;
+            }
+            else if (name == "METIS" || name == "metis")
+            {
+                o.ordering = LdltOrdering::metis;
+            }
+            else if (name == "natural")
+            {
+                o.ordering = LdltOrdering::natural;
+            }
+            else if (name != "auto")
+            {
+                throw Error("Unknown ordering " + name + "; valid orderings are : auto AMD METIS natural");
+            }
         }
         else if (arg == "-preconditioner")
         {
@@ -151,6 +188,7 @@ Options parseOptions(int argc, char* argv[])
         else if (arg == "-tolerance")
         {
             o.controls.tolerance = toDouble(arg, value());
+            o.toleranceGiven = true;
         }
         else if (arg == "-relTol")
         {
@@ -159,6 +197,7 @@ Options parseOptions(int argc, char* argv[])
         else if (arg == "-maxIter")
         {
             o.controls.maxIter = toInt(arg, value());
+            o.maxIterGiven = true;
         }
         else if (arg == "-minIter")
         {
@@ -274,9 +313,86 @@ void timeAndCheckMultiply(
     }
 }
 
+//- -solver LDLT: the symbolic analysis, the numeric factorisation and the refined solve of
+//  A x = A 1, their figures
+void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
+{
+    if (!m.symmetric())
+    {
+        throw Error("solver LDLT is for symmetric matrices; " + o.file + " is not symmetric (use PBiCGStab)");
+    }
+    // the lower triangle by columns: each column's diagonal, then the faces' rows below it
+    const int n = m.nCells;
+    std::vector<int> colStart(n + 1, 0), rows, next;
+    for (std::size_t f = 0; f < m.lower.size(); ++f)
+    {
+        ++colStart[m.lower[f] + 1];
+    }
+    for (int j = 0; j < n; ++j)
+    {
+        colStart[j + 1] += colStart[j] + 1;
+    }
+    rows.resize(colStart[n]);
+    std::vector<double> values(colStart[n]);
+    next.assign(colStart.begin(), colStart.end() - 1);
+    for (int j = 0; j < n; ++j)
+    {
+        rows[next[j]] = j;
+        values[next[j]++] = m.diag[j];
+    }
+    for (std::size_t f = 0; f < m.lower.size(); ++f)
+    {
+        const int j = m.lower[f];
+        rows[next[j]] = m.upper[f];
+        values[next[j]++] = m.lowerCoeffs[f];
+    }
+    const LdltOrdering ordering = o.ordering.value_or(n < 5000 ? LdltOrdering::amd : LdltOrdering::metis);
+    const double tolerance = o.toleranceGiven ? o.controls.tolerance : 1e-12;
+    const int maxRefinement = o.maxIterGiven ? o.controls.maxIter : 10;
+
+    std::printf("%-16s %s\n", "matrix", o.file.c_str());
+    std::printf("%-16s %d\n", "rows", n);
+    std::printf("%-16s %s%s%s\n", "executor", executorName(executor).c_str(),
+                o.executor ? "" : " (default", o.executor ? "" : (gpuReason.empty() ? ")" : ("; no usable GPU: " + gpuReason + ")").c_str()));
+    const std::unique_ptr<LdltSolver> solver = makeLdltSolver(executor, {n, colStart.data(), rows.data()}, ordering);
+    const LdltAnalysis& a = solver->analysis();
+    std::printf("%-16s %s\n", "ordering", orderingName(a.ordering).c_str());
+    std::printf("%-16s %ld (lower triangle)\n", "nnz(A)", a.nnzALower);
+    std::printf("%-16s %ld\n", "nnz(L)", a.nnzL);
+    std::printf("%-16s %.3g (nnz(L)/nnz(A))\n", "fill", double(a.nnzL)/double(std::max(1L, a.nnzALower)));
+    std::printf("%-16s %.4g\n", "flops", a.flops);
+    std::printf("%-16s %d\n", "tree levels", a.nLevels);
+    std::printf("%-16s %.4g ms\n", "symbolic", 1e3*a.seconds);
+    const LdltFactorStats f = solver->factor(values.data());
+    std::printf("%-16s %.4g ms (%.3g GFLOP/s)\n", "numeric", 1e3*f.seconds, a.flops/std::max(f.seconds, 1e-12)/1e9);
+    std::printf("%-16s %d (floor %.3g on the scaled matrix)\n", "static pivots", f.nStaticPivots, f.pivotFloor);
+
+    const std::vector<double> ones(n, 1.0);
+    const std::vector<double> b = hostProduct(m, ones, [](double v) { return v; });
+    std::vector<double> x(n, 0.0);
+    const SolveResult r = solver->solve(b.data(), x.data(), tolerance, maxRefinement);
+    std::printf("%-16s %.4g ms\n", "solve", 1e3*r.setupSeconds);
+    std::printf("%-16s %.4g ms (%d steps)\n", "refinement", 1e3*r.iterateSeconds, r.nIterations);
+    std::printf("LDLT:  Solving for x, Initial residual = %g, Final residual = %g, No Iterations %d\n",
+                r.initialResidual, r.finalResidual, r.nIterations);
+    std::printf("%-16s %s (tolerance %g on ||b - A x||_2/||b||_2)\n", "converged", yesNo(r.converged), tolerance);
+    double error = 0;
+    for (int i = 0; i < n; ++i)
+    {
+        error = std::max(error, std::abs(x[i] - 1));
+    }
+    std::printf("%-16s %.3g\n", "max |x - 1|", error);
+}
+
 void run(const Options& o)
 {
     const LduMatrixData m = readMatrixMarket(o.file);
+    if (o.ldlt)
+    {
+        const std::string reason = gpuUnavailableReason();
+        runLdlt(o, m, o.executor.value_or(reason.empty() ? Executor::gpu : Executor::cpu), reason);
+        return;
+    }
     const bool symmetric = m.symmetric();
     const KrylovMethod method =
         o.solver.value_or(symmetric ? KrylovMethod::PCG : KrylovMethod::PBiCGStab);

@@ -156,6 +156,23 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
         flops += double(l[j].size())*l[j].size() + 2.0*l[j].size();
     }
     EXPECT_EQ(s.nnzL, nnz);
+    // the rows: each row's columns ascending, each pointing at its entry of the columns
+    long nRowEntries = 0;
+    for (int i = 0; i < n; ++i)
+    {
+        for (long e = s.rowStart[i]; e < s.rowStart[i + 1]; ++e)
+        {
+            EXPECT_EQ(s.lRows[s.rowPos[e]], i);
+            EXPECT_GE(s.rowPos[e], s.lStart[s.rowCols[e]]);
+            EXPECT_LT(s.rowPos[e], s.lStart[s.rowCols[e] + 1]);
+            if (e > s.rowStart[i])
+            {
+                EXPECT_LT(s.rowCols[e - 1], s.rowCols[e]);
+            }
+            ++nRowEntries;
+        }
+    }
+    EXPECT_EQ(nRowEntries + n, nnz);
     EXPECT_EQ(s.flops, flops);
 
     // levels: leaves 0, a parent one above its highest child; the lists hold each column once

@@ -95,6 +95,23 @@ run pcgAsymmetric "$data/sherman5.mtx.gz" -solver PCG
 expect "PCG on the asymmetric sherman5 fails as in OpenFOAM" \
     eval 'test "$status" = 1 && logHas "solver PCG is not available for the asymmetric matrix"'
 
+# 4. -solver LDLT: the direct solver refined to 1e-12 on SPD matrices in each ordering; refused
+#    for an asymmetric matrix and an unknown ordering
+for matrix in nos4 bcsstk13; do
+    for ordering in AMD METIS; do
+        run "ldlt-$matrix-$ordering" "$data/$matrix.mtx.gz" -solver LDLT -ordering "$ordering"
+        expect "LDLT on $matrix ($ordering) converges to 1e-12" \
+            eval 'test "$status" = 0 && logHas "converged        yes" && logHas "ordering         $ordering" \
+                  && awk "/^LDLT:  Solving for x/ { f = \$12; sub(/,/, \"\", f); exit !(f + 0 <= 1e-12) }" "$log"'
+    done
+done
+run ldltAsymmetric "$data/sherman5.mtx.gz" -solver LDLT
+expect "LDLT on the asymmetric sherman5 fails" \
+    eval 'test "$status" = 1 && logHas "solver LDLT is for symmetric matrices"'
+run ldltBadOrdering "$data/nos4.mtx.gz" -solver LDLT -ordering RCM
+expect "-ordering RCM fails listing the valid orderings" \
+    eval 'test "$status" = 1 && logHasWords auto AMD METIS natural'
+
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

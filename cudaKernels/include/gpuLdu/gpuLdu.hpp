@@ -510,6 +510,79 @@ std::unique_ptr<GamgSystem> makeGamgSystem(
     const std::vector<GamgLevelView>& levels
 );
 
+//- The fill-reducing orderings of the sparse LDL^T factorisation
+enum class LdltOrdering
+{
+    natural,    //!< none (P = I): for tests and for matrices already ordered
+    amd,        //!< approximate minimum degree (SuiteSparse AMD)
+    metis       //!< nested dissection (METIS_NodeND)
+};
+
+std::string orderingName(LdltOrdering ordering);
+
+//- The structure of a symmetric matrix: n columns in compressed columns (colStart of size n + 1,
+//  the rows of each column). For the symbolic analysis either triangle or both, the diagonal
+//  optional; for a solver's values (makeLdltSolver) the lower triangle, rows >= the column,
+//  duplicates summed.
+struct SymmetricPattern
+{
+    int n = 0;
+    const int* colStart = nullptr;
+    const int* rows = nullptr;
+};
+
+//- What the symbolic analysis found (LdltSolver::analysis)
+struct LdltAnalysis
+{
+    int n = 0;
+    LdltOrdering ordering = LdltOrdering::natural;
+    //- nnz of A's lower triangle (diagonal included), of L (unit diagonal included), the flops
+    //  of the numeric factorisation, the levels of the elimination tree
+    long nnzALower = 0;
+    long nnzL = 0;
+    double flops = 0;
+    int nLevels = 0;
+    double seconds = 0;
+};
+
+//- What a numeric factorisation did
+struct LdltFactorStats
+{
+    //- Pivots below the floor replaced by +-floor (static pivoting); the floor,
+    //  sqrt(machine epsilon) x the largest |a_ij|
+    int nStaticPivots = 0;
+    double pivotFloor = 0;
+    double seconds = 0;
+};
+
+//- A x = b for a symmetric A by the sparse factorisation A = P^T L D L^T P: the symbolic analysis
+//  once (makeLdltSolver), the numeric factorisation per set of values, then solves with
+//  iterative refinement on the executor.
+class LdltSolver
+{
+public:
+    virtual ~LdltSolver() = default;
+
+    virtual Executor executor() const = 0;
+
+    virtual const LdltAnalysis& analysis() const = 0;
+
+    //- Factor the values of the pattern's entries (in its order). Throws Error naming the
+    //  column (of A) of a pivot that is not finite, or an entry that is not.
+    virtual LdltFactorStats factor(const double* values) = 0;
+
+    //- x = A^-1 b (host arrays of n), then refined (x += A^-1 (b - A x)) until ||b - A x||_2 /
+    //  ||b||_2 <= tolerance or after maxRefinement steps. initialResidual: after the plain
+    //  solve; finalResidual: at the end; nIterations: the refinement steps; converged: the
+    //  tolerance reached; seconds: uploadSeconds b to the executor, setupSeconds the plain solve
+    //  (with its residual), iterateSeconds the refinement. Before a factor: throws Error.
+    virtual SolveResult solve(const double* b, double* x, double tolerance, int maxRefinement) = 0;
+};
+
+//- The symbolic analysis of the lower triangle's pattern in an ordering, on an executor.
+//  Throws Error for a malformed pattern (sizes, rows out of range or above the diagonal).
+std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering);
+
 //- Host memory for values on their way to a system or back: page-locked for the GPU executor,
 //  so that setMatrix and solve copy straight between it and the device (no staging copy through
 //  the system's own page-locked buffer); ordinary memory for the CPU executor.

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The sparse LDL^T solver (direct/LdltImpl.hpp): its factor against a dense LDL^T of the same
+// permuted matrix, solves refined to 1e-12 on SPD, indefinite and test-collection matrices, the
+// GPU's factor and solve the CPU's bit for bit, static pivoting counted, and bad values errors.
+
+#include "testSupport.hpp"
+
+#include "direct/LdltImpl.hpp"
+#include "gpuLdu/matrixMarket.hpp"
+
+#include <cmath>
+#include <random>
+
+namespace gpuLdu::test
+{
+
+template<class B>
+class LdltTest : public ::testing::Test {};
+
+TYPED_TEST_SUITE(LdltTest, Backends);
+
+namespace
+{
+
+//- A symmetric matrix as its lower triangle in compressed columns (diagonal first in each column)
+struct Lower
+{
+    int n = 0;
+    std::vector<int> colStart{0};
+    std::vector<int> rows;
+    std::vector<double> values;
+
+    SymmetricPattern pattern() const
+    {
+        return {n, colStart.data(), rows.data()};
+    }
+
+    //- (A x)_i
+    std::vector<double> multiply(const std::vector<double>& x) const
+    {
+        std::vector<double> y(n, 0.0);
+        for (int j = 0; j < n; ++j)
+        {
+            for (int p = colStart[j]; p < colStart[j + 1]; ++p)
+            {
+                const int i = rows[p];
+                y[i] += values[p]*x[j];
+                if (i != j)
+                {
+                    y[j] += values[p]*x[i];
+                }
+            }
+        }
+        return y;
+    }
+};
+
+//- The lower triangle of an LDU matrix (its lower coefficients: A(upper[f], lower[f]))
+Lower fromLdu(int n, const std::vector<int>& l, const std::vector<int>& u, const std::vector<double>& diag,
+              const std::vector<double>& lowerCoeffs)
+{
+    std::vector<std::vector<std::pair<int, double>>> cols(n);
+    for (int j = 0; j < n; ++j)
+    {
+        cols[j].push_back({j, diag[j]});
+    }
+    for (std::size_t f = 0; f < l.size(); ++f)
+    {
+        cols[l[f]].push_back({u[f], lowerCoeffs[f]});
+    }
+    Lower a;
+    a.n = n;
+    for (const auto& c : cols)
+    {
+        for (auto [i, v] : c)
+        {
+            a.rows.push_back(i);
+            a.values.push_back(v);
+        }
+        a.colStart.push_back(int(a.rows.size()));
+    }
+    return a;
+}
+
+Lower fromProblem(const LduProblem& p)
+{
+    return fromLdu(p.nCells, p.lower, p.upper, p.diag, p.symmetric() ? p.upperCoeffs : p.lowerCoeffs);
+}
+
+Lower fromFile(const std::string& name)
+{
+    const LduMatrixData m = gpuLdu::readMatrixMarket(std::string(GPULDU_TEST_DATA_DIR) + "/" + name);
+    return fromLdu(m.nCells, m.lower, m.upper, m.diag, m.lowerCoeffs);
+}
+
+//- A symmetric indefinite saddle-point matrix [K B^T; B 0]: K a 2-D Laplacian of nx x nx cells,
+//  B joins each of m constraints to two neighbouring cells (zero diagonal in the last m rows)
+Lower saddlePoint(int nx, int m)
+{
+    const LduProblem k = poisson3D(nx, nx, 1, 3, -1);
+    std::vector<int> l = k.lower, u = k.upper;
+    std::vector<double> diag = k.diag, coeffs = k.upperCoeffs;
+    for (int c = 0; c < m; ++c)
+    {
+        diag.push_back(0.0);
+        for (int cell : {2*c, 2*c + 1})
+        {
+            l.push_back(cell);
+            u.push_back(k.nCells + c);
+            coeffs.push_back(1.0);
+        }
+    }
+    return fromLdu(k.nCells + m, l, u, diag, coeffs);
+}
+
+std::vector<double> randomRhs(int n, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> d(-1, 1);
+    std::vector<double> b(n);
+    for (double& v : b)
+    {
+        v = d(gen);
+    }
+    return b;
+}
+
+double relativeResidual(const Lower& a, const std::vector<double>& x, const std::vector<double>& b)
+{
+    const std::vector<double> ax = a.multiply(x);
+    double r = 0, nb = 0;
+    for (int i = 0; i < a.n; ++i)
+    {
+        r += (b[i] - ax[i])*(b[i] - ax[i]);
+        nb += b[i]*b[i];
+    }
+    return std::sqrt(r/nb);
+}
+
+} // namespace
+
+//- The factor's L and D are the dense LDL^T (no pivoting) of C = P S A S P^T, in every ordering
+TYPED_TEST(LdltTest, FactorIsTheDenseFactor)
+{
+    const Lower a = fromProblem(poisson3D(6, 5, 4, 7, -1));
+    for (LdltOrdering o : {LdltOrdering::natural, LdltOrdering::amd, LdltOrdering::metis})
+    {
+        LdltSolverImpl<TypeParam> solver(a.pattern(), o);
+        const LdltFactorStats stats = solver.factor(a.values.data());
+        EXPECT_EQ(stats.nStaticPivots, 0);
+        const SymbolicLdlt s = analyseLdlt(a.pattern(), o);
+        const int n = a.n;
+        // dense C = P S A S P^T (S: one over the square roots of A's diagonal, the solver's
+        // scaling), then its LDL^T
+        std::vector<double> scale(n);
+        for (int j = 0; j < n; ++j)
+        {
+            scale[j] = 1/std::sqrt(std::abs(a.values[a.colStart[j]]));
+        }
+        std::vector<double> c(std::size_t(n)*n, 0.0);
+        for (int j = 0; j < n; ++j)
+        {
+            for (int p = a.colStart[j]; p < a.colStart[j + 1]; ++p)
+            {
+                const int i = s.inverse[a.rows[p]], k = s.inverse[j];
+                c[std::size_t(i)*n + k] = c[std::size_t(k)*n + i] = a.values[p]*scale[a.rows[p]]*scale[j];
+            }
+        }
+        std::vector<double> d(n);
+        for (int k = 0; k < n; ++k)
+        {
+            d[k] = c[std::size_t(k)*n + k];
+            for (int i = k + 1; i < n; ++i)
+            {
+                c[std::size_t(i)*n + k] /= d[k];
+            }
+            for (int i = k + 1; i < n; ++i)
+            {
+                for (int jj = k + 1; jj <= i; ++jj)
+                {
+                    c[std::size_t(i)*n + jj] -= c[std::size_t(i)*n + k]*d[k]*c[std::size_t(jj)*n + k];
+                }
+            }
+        }
+        // the dense factor in the solver's layout: L's values in lRows' order, then D
+        std::vector<double> factor(s.lRows.size() + n);
+        for (int j = 0; j < n; ++j)
+        {
+            for (long q = s.lStart[j]; q < s.lStart[j + 1]; ++q)
+            {
+                factor[q] = c[std::size_t(s.lRows[q])*n + j];
+            }
+            factor[s.lRows.size() + j] = d[j];
+        }
+        std::vector<double> mine(factor.size());
+        solver.downloadFactor(mine.data());
+        for (std::size_t q = 0; q < factor.size(); ++q)
+        {
+            EXPECT_NEAR(mine[q], factor[q], 1e-12*(1 + std::abs(factor[q]))) << orderingName(o) << " slot " << q;
+        }
+        // and the dense elimination's fill outside L's structure is zero
+        for (int j = 0; j < n; ++j)
+        {
+            std::vector<char> inL(n, 0);
+            for (long q = s.lStart[j]; q < s.lStart[j + 1]; ++q)
+            {
+                inL[s.lRows[q]] = 1;
+            }
+            for (int i = j + 1; i < n; ++i)
+            {
+                if (!inL[i])
+                {
+                    EXPECT_EQ(c[std::size_t(i)*n + j], 0.0) << orderingName(o) << " (" << i << ", " << j << ")";
+                }
+            }
+        }
+    }
+}
+
+//- Solves refined to 1e-12: SPD (3-D Poisson, test-collection matrices) in every ordering, and
+//  an indefinite saddle point (zero diagonal entries) in the fill-reducing ones
+TYPED_TEST(LdltTest, SolvesToTolerance)
+{
+    struct Case { std::string name; Lower a; std::vector<LdltOrdering> orderings; };
+    const std::vector<LdltOrdering> all{LdltOrdering::natural, LdltOrdering::amd, LdltOrdering::metis};
+    const std::vector<Case> cases{
+        {"poisson3D", fromProblem(poisson3D(10, 9, 8, 11, -1)), all},
+        {"nos4", fromFile("nos4.mtx.gz"), all},
+        {"bcsstk13", fromFile("bcsstk13.mtx.gz"), {LdltOrdering::amd, LdltOrdering::metis}},
+        {"saddle point", saddlePoint(8, 10), {LdltOrdering::amd, LdltOrdering::metis}},
+    };
+    for (const Case& c : cases)
+    {
+        for (LdltOrdering o : c.orderings)
+        {
+            SCOPED_TRACE(c.name + ", " + orderingName(o));
+            LdltSolverImpl<TypeParam> solver(c.a.pattern(), o);
+            solver.factor(c.a.values.data());
+            // b = A x for a random x: the residual a backward-stable solve can reach is then
+            // about eps relative to ||b|| (with any b it is eps ||A|| ||x|| / ||b||, up to
+            // eps cond(A): bcsstk13's condition number is about 1e10)
+            const std::vector<double> b = c.a.multiply(randomRhs(c.a.n, 17));
+            std::vector<double> x(c.a.n);
+            const SolveResult r = solver.solve(b.data(), x.data(), 1e-12, 10);
+            EXPECT_TRUE(r.converged);
+            EXPECT_LE(r.finalResidual, 1e-12);
+            // the residual it reports is that of the x it returns
+            EXPECT_NEAR(relativeResidual(c.a, x, b), r.finalResidual, 1e-13);
+        }
+    }
+}
+
+//- A tiny pivot is replaced by the floor and counted; the refinement still reaches the
+//  tolerance. [[1, 1, 0], [1, 1 + 1e-14, 1], [0, 1, 4]]: the second pivot is about 1e-14
+TYPED_TEST(LdltTest, StaticPivotingIsCountedAndRefined)
+{
+    Lower a = fromLdu(3, {0, 1}, {1, 2}, {1.0, 1.0 + 1e-14, 4.0}, {1.0, 1.0});
+    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::natural);
+    const LdltFactorStats stats = solver.factor(a.values.data());
+    EXPECT_EQ(stats.nStaticPivots, 1);
+    EXPECT_GT(stats.pivotFloor, 1e-14);
+    const std::vector<double> b{1.0, 2.0, 3.0};
+    std::vector<double> x(3);
+    const SolveResult r = solver.solve(b.data(), x.data(), 1e-12, 50);
+    EXPECT_GT(r.nIterations, 0);
+    EXPECT_GT(r.initialResidual, 1e-12);
+}
+
+//- The GPU's factor and plain solve are the CPU's, bit for bit (a fixed order in every sum)
+TYPED_TEST(LdltTest, FactorAndSolveAreTheCpus)
+{
+    const Lower a = fromFile("bcsstk13.mtx.gz");
+    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::metis);
+    LdltSolverImpl<CpuBackend> reference(a.pattern(), LdltOrdering::metis);
+    solver.factor(a.values.data());
+    reference.factor(a.values.data());
+    std::vector<double> mine(std::size_t(solver.analysis().nnzL)), theirs(mine.size());
+    solver.downloadFactor(mine.data());
+    reference.downloadFactor(theirs.data());
+    EXPECT_EQ(mine, theirs);
+    const std::vector<double> b = randomRhs(a.n, 19);
+    std::vector<double> x(a.n), y(a.n);
+    solver.solve(b.data(), x.data(), 0, 0);
+    reference.solve(b.data(), y.data(), 0, 0);
+    EXPECT_EQ(x, y);
+}
+
+//- Bad input: an entry above the diagonal, a non-finite value, all zeros, a solve before a factor:
+//  errors; a singular matrix: a counted static pivot and a solve that does not converge
+TYPED_TEST(LdltTest, RejectsBadInput)
+{
+    Lower a = fromProblem(poisson3D(3, 3, 1, 5, -1));
+    Lower upper = a;
+    upper.rows[upper.colStart[1] + 1] = 0;   // row 0 in column 1: above the diagonal
+    EXPECT_THROW(LdltSolverImpl<TypeParam>(upper.pattern(), LdltOrdering::amd), Error);
+
+    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::amd);
+    std::vector<double> b(a.n, 1.0), x(a.n);
+    EXPECT_THROW(solver.solve(b.data(), x.data(), 1e-12, 1), Error);
+    std::vector<double> v = a.values;
+    v[2] = std::nan("");
+    EXPECT_THROW(solver.factor(v.data()), Error);
+    std::vector<double> zeros(v.size(), 0.0);
+    EXPECT_THROW(solver.factor(zeros.data()), Error);
+    // singular [[1, 1], [1, 1]] with b = (1, 0), no solution: the zero pivot replaced and
+    // counted, the refinement does not reach the tolerance, and says so
+    const Lower singular = fromLdu(2, {0}, {1}, {1.0, 1.0}, {1.0});
+    LdltSolverImpl<TypeParam> s2(singular.pattern(), LdltOrdering::natural);
+    EXPECT_EQ(s2.factor(singular.values.data()).nStaticPivots, 1);
+    const std::vector<double> b2{1.0, 0.0};
+    std::vector<double> x2(2);
+    EXPECT_FALSE(s2.solve(b2.data(), x2.data(), 1e-12, 5).converged);
+    solver.factor(a.values.data());
+    EXPECT_NO_THROW(solver.solve(b.data(), x.data(), 1e-12, 1));
+}
+
+} // namespace gpuLdu::test
