@@ -442,7 +442,7 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
     std::fill(hostFactor_.begin(), hostFactor_.end(), 0.0);
     std::fill(hostCsr_.begin(), hostCsr_.end(), 0.0);
 
-    // A (duplicates summed) into its CSR; the symmetric scaling S from it: s_i = 1/sqrt(|a_ii|),
+    // A (duplicates summed) into its CSR; the symmetric scaling S: s_i = 1/sqrt(|a_ii|),
     // or where a_ii = 0, 1/sqrt(max_j |a_ij|), so that S A S has ones on the diagonal where A
     // has no zero there, and entries of about 1 at most: the pivot floor is relative to that
     std::vector<double> diag(n, 0.0), rowMax(n, 0.0);
@@ -459,21 +459,17 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
         {
             hostCsr_[toCsr_[1][p]] += v;
         }
-    }
-    for (std::size_t p = 0; p < toFactor_.size(); ++p)
-    {
         const int i = entryRow_[p], j = entryCol_[p];
-        const double a = std::abs(hostCsr_[toCsr_[0][p]]);
         if (i == j)
         {
-            diag[i] = a;
+            diag[i] += v;
         }
-        rowMax[i] = std::max(rowMax[i], a);
-        rowMax[j] = std::max(rowMax[j], a);
+        rowMax[i] = std::max(rowMax[i], std::abs(v));
+        rowMax[j] = std::max(rowMax[j], std::abs(v));
     }
     for (int i = 0; i < n; ++i)
     {
-        const double d = diag[i] > 0 ? diag[i] : rowMax[i];
+        const double d = diag[i] != 0 ? std::abs(diag[i]) : rowMax[i];
         if (!(d > 0))
         {
             factored_ = false;
