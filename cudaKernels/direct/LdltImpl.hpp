@@ -18,6 +18,7 @@
 
 #include "backend/Backend.hpp"
 #include "direct/SymbolicLdlt.hpp"
+#include "krylov/VectorOps.hpp"
 
 #include <thrust/fill.h>
 #include <thrust/functional.h>
@@ -192,16 +193,6 @@ struct LdltResidualRow
     }
 };
 
-struct LdltSquare
-{
-    const double* v;
-
-    GPULDU_HD double operator()(int i) const
-    {
-        return v[i]*v[i];
-    }
-};
-
 } // namespace detail
 
 template<class B>
@@ -287,7 +278,7 @@ class LdltSolverImpl : public LdltSolver
     double norm(const double* v) const
     {
         return std::sqrt(thrust::transform_reduce(B::policy(), thrust::counting_iterator<int>(0),
-                                                  thrust::counting_iterator<int>(s_.n), detail::LdltSquare{v}, 0.0,
+                                                  thrust::counting_iterator<int>(s_.n), detail::Dot{v, v}, 0.0,
                                                   thrust::plus<double>()));
     }
 
