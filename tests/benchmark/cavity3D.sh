@@ -3,7 +3,7 @@
 # Benchmark: tutorials/cavity3D (icoFoam, N^3 cells, K time steps) with native PCG, native GAMG
 # (for p), the plugin's PCGGPU, with the chosen preconditioner and with diagonal, and the
 # plugin's GAMGGPU (one rank: GaussSeidel, Chebyshev, l1Jacobi; with -np P also on the P ranks,
-# each rank's hierarchy on the GPU: GaussSeidel, Chebyshev), all under
+# the ranks of a GPU as one hierarchy: GaussSeidel, Chebyshev), all under
 # OpenFOAM's profiling. Prints one table: p solves, p iterations (from
 # the "Solving for p" log lines), p-solve time (profiling's fvMatrix::solve.p totalTime), per solve
 # and per iteration, icoFoam's ExecutionTime, and native/plugin ratios. The same table goes to
