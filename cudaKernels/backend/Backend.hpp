@@ -5,6 +5,8 @@
 //   B::executor           Executor::cpu or Executor::gpu
 //   B::policy()           the Thrust execution policy of the backend
 //   B::forEach(b, e, f)   f(i) for i in [b, e), one parallel step (here: forEach<B>)
+//   B::forEachTeam(b, e, t, f)  f(i, team) for i in [b, e), each index a team of t threads on the
+//                         GPU (one block; team.lane(), team.size(), team.sync()), of one on the host
 //   B::sweep(s, f)        a level-scheduled sweep: f(k) for the positions of each level, level
 //                         after level (sweep/LevelSchedule.hpp)
 //   B::upload, download   set-up transfers between host and backend arrays

@@ -3,7 +3,8 @@
 // the solves, level by level of the elimination tree (SymbolicLdlt.hpp), each column of a level
 // one parallel task. Compiled once per backend (cpuSystem.cpp, gpuSystem.cu).
 //
-// The factorisation is the reference method's column algorithm, left-looking: column j gathers
+// The factorisation is the reference method's column algorithm, left-looking (a team of threads
+// per column: LdltFactorColumn): column j gathers
 // the updates of the columns k < j with L(j, k) != 0 (all in lower levels, so final), in
 // ascending k,
 //     d_j    = c_jj - sum_k L(j,k)^2 d_k,
@@ -36,8 +37,11 @@ namespace gpuLdu
 namespace detail
 {
 
-//- Column cols[t] of L and its pivot, from C's values in L and D (see above); flag[j]: 0, 1
-//  (pivot replaced by static pivoting) or 2 (pivot not finite)
+//- Column cols[t] of L and its pivot, from C's values in L and D (see above), by a team: the
+//  updates one after another (a barrier between two), the rows of each update spread over the
+//  team's lanes, each finding its row in column j by bisection; so every value takes its
+//  updates in ascending k whatever the team's size, the same bits on both backends. flag[j]: 0,
+//  1 (pivot replaced by static pivoting) or 2 (pivot not finite)
 struct LdltFactorColumn
 {
     const int* cols;
@@ -51,9 +55,12 @@ struct LdltFactorColumn
     int* flag;
     double floor;
 
-    GPULDU_HD void operator()(int t) const
+    template<class Team>
+    GPULDU_HD void operator()(int t, const Team& team) const
     {
         const int j = cols[t];
+        const long first = lStart[j];
+        const long last = lStart[j + 1];
         double dj = D[j];
         for (long e = rowStart[j]; e < rowStart[j + 1]; ++e)
         {
@@ -62,33 +69,47 @@ struct LdltFactorColumn
             const double ljk = L[p];
             const double s = ljk*D[k];
             dj -= s*ljk;
-            // column k's rows below j are rows of column j (the structure of L): merge
-            long q = lStart[j];
-            for (long r = p + 1; r < lStart[k + 1]; ++r)
+            // column k's rows below j are rows of column j (the structure of L)
+            for (long r = p + 1 + team.lane(); r < lStart[k + 1]; r += team.size())
             {
                 const int i = lRows[r];
-                while (lRows[q] != i)
+                long lo = first, hi = last - 1;
+                while (lo < hi)
                 {
-                    ++q;
+                    const long mid = (lo + hi)/2;
+                    if (lRows[mid] < i)
+                    {
+                        lo = mid + 1;
+                    }
+                    else
+                    {
+                        hi = mid;
+                    }
                 }
-                L[q] -= L[r]*s;
+                L[lo] -= L[r]*s;
             }
+            team.sync();
         }
-        int f = 0;
-        if (!(dj - dj == 0))
+        if (team.lane() == 0)
         {
-            f = 2;
+            int f = 0;
+            if (!(dj - dj == 0))
+            {
+                f = 2;
+            }
+            else if (!(dj >= floor || dj <= -floor))
+            {
+                dj = dj < 0 ? -floor : floor;
+                f = 1;
+            }
+            flag[j] = f;
+            D[j] = dj;
         }
-        else if (!(dj >= floor || dj <= -floor))
+        team.sync();
+        const double d = D[j];
+        for (long q = first + team.lane(); q < last; q += team.size())
         {
-            dj = dj < 0 ? -floor : floor;
-            f = 1;
-        }
-        flag[j] = f;
-        D[j] = dj;
-        for (long q = lStart[j]; q < lStart[j + 1]; ++q)
-        {
-            L[q] /= dj;
+            L[q] /= d;
         }
     }
 };
@@ -204,6 +225,9 @@ class LdltSolverImpl : public LdltSolver
 
     //- The pivot floor over the largest |entry| of S A S (static pivoting)
     static constexpr double pivotFloorFactor = 1e-10;
+
+    //- The GPU threads that factor one column together
+    static constexpr int columnTeam = 128;
 
     SymbolicLdlt s_;
     LdltAnalysis analysis_;
@@ -482,7 +506,7 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
 
     for (int l = 0; l < s_.nLevels(); ++l)
     {
-        forEach<B>(s_.levelStart[l], s_.levelStart[l + 1], detail::LdltFactorColumn{
+        B::forEachTeam(s_.levelStart[l], s_.levelStart[l + 1], columnTeam, detail::LdltFactorColumn{
             ptr(levelCols_), ptr(lStart_), ptr(lRows_), ptr(rowStart_), ptr(rowCols_), ptr(rowPos_),
             L(), D(), ptr(flag_), stats.pivotFloor});
     }

@@ -45,6 +45,25 @@ struct CpuBackend
         );
     }
 
+    //- A team of one (the host twin of the GPU's BlockTeam)
+    struct SerialTeam
+    {
+        GPULDU_HD int lane() const { return 0; }
+        GPULDU_HD int size() const { return 1; }
+        GPULDU_HD void sync() const {}
+    };
+
+    //- f(i, team) for i in [begin, end), each index a team of one (the team size is the GPU's)
+    template<class F>
+    static void forEachTeam(int begin, int end, int team, const F& f)
+    {
+        (void)team;
+        for (int i = begin; i < end; ++i)
+        {
+            f(i, SerialTeam());
+        }
+    }
+
     //- A level-scheduled sweep: f(k) for the positions k of each level, level after level
     template<class Schedule, class F>
     static void sweep(const Schedule& s, const F& f)

@@ -102,6 +102,18 @@ struct GpuBackend
         GPULDU_CUDA_CHECK(cudaGetLastError());
     }
 
+    //- f(i, team) for i in [begin, end), each index one block of `team` threads (a team:
+    //  lane(), size(), sync() a barrier of the block)
+    template<class F>
+    static void forEachTeam(int begin, int end, int team, const F& f)
+    {
+        if (end > begin)
+        {
+            forEachTeamKernel<<<end - begin, team>>>(begin, f);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+    }
+
     template<class T>
     static void upload(T* device, const T* host, std::size_t n)
     {

@@ -21,6 +21,21 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
+//- The threads of one block as a team (forEachTeamKernel): lane, size, barrier
+struct BlockTeam
+{
+    __device__ int lane() const { return int(threadIdx.x); }
+    __device__ int size() const { return int(blockDim.x); }
+    __device__ void sync() const { __syncthreads(); }
+};
+
+//- One block per index, its threads a team: the GPU twin of CpuBackend::forEachTeam.
+template<class F>
+__global__ void forEachTeamKernel(int begin, F f)
+{
+    f(begin + int(blockIdx.x), BlockTeam());
+}
+
 //- The sum of every thread's acc over the block, in a fixed tree order (the same bits every
 //  run), returned to every thread; s: blockDim.x (a power of two) doubles of shared memory.
 __device__ inline double blockSum(double acc, double* s)
