@@ -39,9 +39,10 @@ namespace detail
 
 //- Column cols[t] of L and its pivot, from C's values in L and D (see above), by a team: the
 //  updates one after another (a barrier between two), the rows of each update spread over the
-//  team's lanes, each finding its row in column j by bisection; so every value takes its
-//  updates in ascending k whatever the team's size, the same bits on both backends. flag[j]: 0,
-//  1 (pivot replaced by static pivoting) or 2 (pivot not finite)
+//  team's lanes (a team of one merges the two columns' rows, a lane of a larger team bisects
+//  column j for its row: the same place); so every value takes its updates in ascending k
+//  whatever the team's size, the same bits on both backends. flag[j]: 0, 1 (pivot replaced by
+//  static pivoting) or 2 (pivot not finite)
 struct LdltFactorColumn
 {
     const int* cols;
@@ -69,24 +70,37 @@ struct LdltFactorColumn
             const double ljk = L[p];
             const double s = ljk*D[k];
             dj -= s*ljk;
-            // column k's rows below j are rows of column j (the structure of L)
+            // column k's rows below j are rows of column j (the structure of L): a team of one
+            // walks both columns together, a lane of a team bisects column j for its row
+            long q = first;
             for (long r = p + 1 + team.lane(); r < lStart[k + 1]; r += team.size())
             {
                 const int i = lRows[r];
-                long lo = first, hi = last - 1;
-                while (lo < hi)
+                if (team.size() == 1)
                 {
-                    const long mid = (lo + hi)/2;
-                    if (lRows[mid] < i)
+                    while (lRows[q] != i)
                     {
-                        lo = mid + 1;
-                    }
-                    else
-                    {
-                        hi = mid;
+                        ++q;
                     }
                 }
-                L[lo] -= L[r]*s;
+                else
+                {
+                    long hi = last - 1;
+                    q = first;
+                    while (q < hi)
+                    {
+                        const long mid = (q + hi)/2;
+                        if (lRows[mid] < i)
+                        {
+                            q = mid + 1;
+                        }
+                        else
+                        {
+                            hi = mid;
+                        }
+                    }
+                }
+                L[q] -= L[r]*s;
             }
             team.sync();
         }
