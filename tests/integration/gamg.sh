@@ -17,6 +17,8 @@ executor=${1:-cpu}
 allow=1
 [ "$executor" = gpu ] && allow=2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/integration/checks.sh
+. "$here/checks.sh"
 tutorials=$here/../../tutorials
 work=$(mktemp -d "${TMPDIR:-/tmp}/gamg.XXXXXX")
 passed=0
@@ -151,19 +153,24 @@ done
 ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1e-06 "0.05 0"
 
 # decomposedRun <caseDir> <application> [devices]: the case meshed, split hierarchically 2x2 (or
-# as SPLIT says: "4 1 1" gives the ranks different numbers of processor patches) and
+# as SPLIT says: "4 1 1" gives the ranks different numbers of processor patches; "random" each
+# cell to a random rank, an irregular split with many patches) and
 # run on 4 ranks (boxTurb16: its initial field made by boxTurb first); devices: as if the node had
 # that many (GPULDU_PRETEND_DEVICES: a group of ranks per device, with executor cpu too; default
 # 1: one group of all 4)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 decomposedRun()
 {
-    local caseDir=$1 app=$2 pretend
+    local caseDir=$1 app=$2 pretend method
     pretend=(-x "GPULDU_PRETEND_DEVICES=${3:-1}")
+    method="method hierarchical; coeffs { n (${SPLIT:-2 2 1}); }"
+    [ "${SPLIT:-}" = random ] && method='method manual; coeffs { dataFile "cellDecomposition"; }'
     printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
-        "numberOfSubdomains 4; method hierarchical; coeffs { n (${SPLIT:-2 2 1}); }" > "$caseDir/system/decomposeParDict"
+        "numberOfSubdomains 4; $method" > "$caseDir/system/decomposeParDict"
     (cd "$caseDir" && blockMesh > log.blockMesh 2>&1 \
         && { [ ! -f constant/boxTurbDict ] || boxTurb > log.boxTurb 2>&1; } \
+        && { [ "${SPLIT:-}" != random ] || cellDecomposition "$(sed -n 's/.*nCells: *\([0-9]*\).*/\1/p' \
+            constant/polyMesh/owner | head -n 1)" 4 'int(random()*n)' > constant/cellDecomposition; } \
         && decomposePar > log.decomposePar 2>&1 \
         && mpirun --oversubscribe "${pretend[@]}" -np 4 "$app" -parallel > "log.$app" 2>&1)
 }
@@ -232,6 +239,7 @@ SPLIT="4 1 1" decomposed "$(gamgCase cavity cavity-U-symGS-decomposed U symGauss
 [ "$executor" = cpu ] && decomposed "$(gamgCase cavity cavity-p-twoGroups-decomposed 'p|pFinal' GaussSeidel)" icoFoam own 2
 decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own
 decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam own
+SPLIT=random decomposed "$(gamgCase cavity cavity-p-random-decomposed 'p|pFinal' DIC 'nPreSweeps 1')" icoFoam one
 # the plugin's own smoother on the 4 ranks as one hierarchy (its bound a maximum over the ranks)
 dir=$(gamgCase cavity cavity-p-Chebyshev-decomposed 'p|pFinal' Chebyshev)
 editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null
