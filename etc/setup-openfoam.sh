@@ -10,7 +10,7 @@ TARBALL=openfoam_1912.200626.orig.tar.bz2
 SHA256=c75ca0f04cc4f49708296c1926cbde9d0138b3fef298fed54270dfe29e2df404
 DEPS=${GPULDU_DEPS:-$HOME/.cache/gpuLduSolvers}
 PKGS=(openfoam libopenfoam openfoam-examples libgtest-dev cmake g++ make bzip2 xz-utils
-      libsuitesparse-dev libmetis-dev)
+      libsuitesparse-dev libmetis-dev libblas-dev)
 
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then

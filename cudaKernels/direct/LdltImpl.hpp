@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The sparse LDL^T solver on a backend B: the numeric factorisation of C = P A P^T = L D L^T and
-// the solves, level by level of the elimination tree (SymbolicLdlt.hpp), each column of a level
-// one parallel task. Compiled once per backend (cpuSystem.cpp, gpuSystem.cu).
+// The sparse LDL^T solver on a backend B: the multifrontal numeric factorisation of
+// C = P S A S P^T = L D L^T over the supernodes of the symbolic phase (SymbolicLdlt.hpp), and the
+// solves, level by level of the supernodal tree. Compiled once per backend (cpuSystem.cpp,
+// gpuSystem.cu).
 //
-// The factorisation is the reference method's column algorithm, left-looking (a team of threads
-// per column: LdltFactorColumn): column j gathers
-// the updates of the columns k < j with L(j, k) != 0 (all in lower levels, so final), in
-// ascending k,
-//     d_j    = c_jj - sum_k L(j,k)^2 d_k,
-//     L(i,j) = (c_ij - sum_k L(i,k) d_k L(j,k)) / d_j      (i > j),
-// where the right-looking form scatters column k's updates into the columns above it with atomics.
-// No two tasks write the same value and every sum has a fixed order: the factor is the same, bit
-// for bit, on both backends and from run to run. A pivot below the floor sqrt(eps) max|a_ij| is
-// replaced by +-floor (static pivoting) and counted; the refinement of the solve makes up for it.
+// Supernode s (k columns, m rows R_s) owns a dense front F of m x m (lower triangle): its first
+// k columns are L's block (m x k, D on its diagonal), the rest its update matrix U (m - k)^2.
+// F starts as C's entries of s's columns; each child c adds its U into F at the rows
+// relIndex_c (the extend-add: children one after another, so every sum has a fixed order);
+// then the k pivots are eliminated,
+//     F11 = L11 D1 L11^T,   L21 = F21 L11^-T D1^-1,   U = F22 - L21 D1 L21^T,
+// which leaves L's block final and U for the parent. Small fronts: one team of threads per front,
+// all fronts of a level in one launch (LdltFactorFront: the rank-one updates of each pivot in
+// turn). Large fronts: panels of `panel` columns, the panel's diagonal block by one team, then
+// the dense BLAS (trsm for L21 D, gemm and syrk-like products for the trailing part: cuBLAS on the
+// GPU, BLAS on the host). A pivot below the floor (1e-10 x max|S A S|) is replaced by
+// +-floor (static pivoting) and counted; the refinement of the solve makes up for it.
+//
+// The forward solve runs the same tree bottom-up with vectors instead of matrices: each
+// supernode receives its children's update vectors, solves with L11 and passes
+// -L21 y_s (plus what it received for rows below it) to its parent; the backward solve runs top
+// down, each supernode gathering from its ancestors' final rows.
 
 #ifndef GPULDU_LDLTIMPL_HPP
 #define GPULDU_LDLTIMPL_HPP
@@ -30,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace gpuLdu
 {
@@ -37,116 +46,248 @@ namespace gpuLdu
 namespace detail
 {
 
-//- Column cols[t] of L and its pivot, from C's values in L and D (see above), by a team: the
-//  updates one after another (a barrier between two), the rows of each update spread over the
-//  team's lanes (a team of one merges the two columns' rows, a lane of a larger team bisects
-//  column j for its row: the same place); so every value takes its updates in ascending k
-//  whatever the team's size, the same bits on both backends. flag[j]: 0, 1 (pivot replaced by
-//  static pivoting) or 2 (pivot not finite)
-struct LdltFactorColumn
+//- The supernodes' storage as the kernels see it (SymbolicLdlt: superFirst, superRowStart,
+//  valueStart, updateStart)
+struct LdltFronts
 {
-    const int* cols;
-    const long* lStart;
-    const int* lRows;
-    const long* rowStart;
-    const int* rowCols;
-    const long* rowPos;
-    double* L;
-    double* D;
-    int* flag;
-    double floor;
+    const int* superFirst;
+    const long* superRowStart;
+    const long* valueStart;
+    const long* updateStart;
+    double* values;
+    double* update;
+
+    //- Entry (i, j), i >= j, of supernode s's front: L's block for j < k, else U
+    struct Front
+    {
+        double* L;
+        double* U;
+        int m;
+        int k;
+
+        GPULDU_HD double& operator()(int i, int j) const
+        {
+            return j < k ? L[long(j)*m + i] : U[long(j - k)*(m - k) + (i - k)];
+        }
+    };
+
+    GPULDU_HD int cols(int s) const
+    {
+        return superFirst[s + 1] - superFirst[s];
+    }
+
+    GPULDU_HD int rows(int s) const
+    {
+        return int(superRowStart[s + 1] - superRowStart[s]);
+    }
+
+    GPULDU_HD Front front(int s) const
+    {
+        return {values + valueStart[s], update + updateStart[s], rows(s), cols(s)};
+    }
+};
+
+//- The extend-add, one column of one child's update matrix per team: F_parent(rel(a), rel(b))
+//  += U_c(a, b) for a >= b (teams[t]: the child, column[t]: b). One child of each parent per
+//  launch, so no two teams write one value.
+struct LdltExtendAdd
+{
+    LdltFronts fronts;
+    const int* superParent;
+    const int* relIndex;
+    const int* child;
+    const int* column;
 
     template<class Team>
     GPULDU_HD void operator()(int t, const Team& team) const
     {
-        const int j = cols[t];
-        const long first = lStart[j];
-        const long last = lStart[j + 1];
-        double dj = D[j];
-        for (long e = rowStart[j]; e < rowStart[j + 1]; ++e)
+        const int c = child[t];
+        const int b = column[t];
+        const int w = fronts.rows(c) - fronts.cols(c);
+        const double* u = fronts.update + fronts.updateStart[c] + long(b)*w;
+        const int* rel = relIndex + fronts.superRowStart[c] + fronts.cols(c);
+        const LdltFronts::Front parent = fronts.front(superParent[c]);
+        const int jb = rel[b];
+        for (int a = b + team.lane(); a < w; a += team.size())
         {
-            const int k = rowCols[e];
-            const long p = rowPos[e];
-            const double ljk = L[p];
-            const double s = ljk*D[k];
-            dj -= s*ljk;
-            // column k's rows below j are rows of column j (the structure of L): a team of one
-            // walks both columns together, a lane of a team bisects column j for its row
-            long q = first;
-            for (long r = p + 1 + team.lane(); r < lStart[k + 1]; r += team.size())
-            {
-                const int i = lRows[r];
-                if (team.size() == 1)
-                {
-                    while (lRows[q] != i)
-                    {
-                        ++q;
-                    }
-                }
-                else
-                {
-                    long hi = last - 1;
-                    q = first;
-                    while (q < hi)
-                    {
-                        const long mid = (q + hi)/2;
-                        if (lRows[mid] < i)
-                        {
-                            q = mid + 1;
-                        }
-                        else
-                        {
-                            hi = mid;
-                        }
-                    }
-                }
-                L[q] -= L[r]*s;
-            }
-            team.sync();
-        }
-        if (team.lane() == 0)
-        {
-            int f = 0;
-            if (!(dj - dj == 0))
-            {
-                f = 2;
-            }
-            else if (!(dj >= floor || dj <= -floor))
-            {
-                dj = dj < 0 ? -floor : floor;
-                f = 1;
-            }
-            flag[j] = f;
-            D[j] = dj;
-        }
-        team.sync();
-        const double d = D[j];
-        for (long q = first + team.lane(); q < last; q += team.size())
-        {
-            L[q] /= d;
+            parent(rel[a], jb) += u[a];
         }
     }
 };
 
-//- Forward solve L y = y, row cols[t]: y_j -= sum_k L(j,k) y_k (its columns in lower levels)
-struct LdltForwardRow
+//- Pivots c0 .. c1 - 1 of the front of nodes[t], by a team: for each pivot in turn its value
+//  (static pivoting: flag[column] 0, 1 replaced or 2 not finite), the rank-one update of the
+//  trailing lower triangle up to row rowEnd, then the column divided by the pivot. c1 < 0:
+//  all k pivots; rowEnd < 0: all m rows (the whole partial factorisation of a small front).
+struct LdltFactorFront
 {
-    const int* cols;
-    const long* rowStart;
-    const int* rowCols;
-    const long* rowPos;
-    const double* L;
-    double* y;
+    LdltFronts fronts;
+    const int* nodes;
+    int* flag;
+    double floor;
+    int c0;
+    int c1;
+    int rowEnd;
 
-    GPULDU_HD void operator()(int t) const
+    template<class Team>
+    GPULDU_HD void operator()(int t, const Team& team) const
     {
-        const int j = cols[t];
-        double s = y[j];
-        for (long e = rowStart[j]; e < rowStart[j + 1]; ++e)
+        const int s = nodes[t];
+        const LdltFronts::Front F = fronts.front(s);
+        const int last = c1 < 0 ? F.k : c1;
+        const int end = rowEnd < 0 ? F.m : rowEnd;
+        for (int c = c0; c < last; ++c)
         {
-            s -= L[rowPos[e]]*y[rowCols[e]];
+            if (team.lane() == 0)
+            {
+                double d = F(c, c);
+                int f = 0;
+                if (!(d - d == 0))
+                {
+                    f = 2;
+                }
+                else if (!(d >= floor || d <= -floor))
+                {
+                    d = d < 0 ? -floor : floor;
+                    f = 1;
+                }
+                F(c, c) = d;
+                flag[fronts.superFirst[s] + c] = f;
+            }
+            team.sync();
+            const double d = F(c, c);
+            const int w = end - c - 1;
+            // F(i, j) -= F(i, c) F(j, c) / d for c < j <= i < end: lanes along the rows
+            for (long e = team.lane(); e < long(w)*w; e += team.size())
+            {
+                const int j = c + 1 + int(e/w);
+                const int i = c + 1 + int(e%w);
+                if (i >= j)
+                {
+                    F(i, j) -= F(i, c)*(F(j, c)/d);
+                }
+            }
+            team.sync();
+            for (int i = c + 1 + team.lane(); i < end; i += team.size())
+            {
+                F(i, c) /= d;
+            }
+            team.sync();
         }
-        y[j] = s;
+    }
+};
+
+//- After the triangular solve of a large front's panel (X = F21 L11^-T = L21 D1, leading
+//  dimension m): W = X (leading dimension rows) and X = L21 (columns divided by their pivots)
+struct LdltPanelScale
+{
+    double* X;
+    const double* diag;   // the panel's first pivot; pivot c at diag[c (m + 1)]
+    double* W;
+    int rows;
+    int m;
+
+    GPULDU_HD void operator()(int e) const
+    {
+        const int r = e%rows;
+        const int c = e/rows;
+        double& x = X[long(c)*m + r];
+        W[long(c)*rows + r] = x;
+        x /= diag[long(c)*(m + 1)];
+    }
+};
+
+//- to[pos[k]] = from[k] (distinct positions)
+struct LdltScatter
+{
+    const long* pos;
+    const double* from;
+    double* to;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        to[pos[k]] = from[k];
+    }
+};
+
+//- D[j] = the diagonal of L's blocks (position diagPos[j])
+struct LdltDiagonalOf
+{
+    const long* diagPos;
+    const double* values;
+    double* D;
+
+    GPULDU_HD void operator()(int j) const
+    {
+        D[j] = values[diagPos[j]];
+    }
+};
+
+//- The forward solve L y = y of the front of nodes[t] by a team: its children's update vectors
+//  added (children in order), then for each pivot c, y_c final: y_i -= L(i, c) y_c for the rows
+//  below, into y for s's own columns and into s's update vector u_s for the rows beyond
+struct LdltForwardFront
+{
+    LdltFronts fronts;
+    const long* vectorStart;
+    const int* relIndex;
+    const int* childStart;
+    const int* children;
+    const int* nodes;
+    double* y;
+    double* u;
+
+    template<class Team>
+    GPULDU_HD void operator()(int t, const Team& team) const
+    {
+        const int s = nodes[t];
+        const int f = fronts.superFirst[s];
+        const int k = fronts.cols(s);
+        const int m = fronts.rows(s);
+        const double* L = fronts.values + fronts.valueStart[s];
+        double* us = u + vectorStart[s];
+        for (int i = team.lane(); i < m - k; i += team.size())
+        {
+            us[i] = 0;
+        }
+        team.sync();
+        for (int q = childStart[s]; q < childStart[s + 1]; ++q)
+        {
+            const int c = children[q];
+            const int w = fronts.rows(c) - fronts.cols(c);
+            const double* uc = u + vectorStart[c];
+            const int* rel = relIndex + fronts.superRowStart[c] + fronts.cols(c);
+            for (int a = team.lane(); a < w; a += team.size())
+            {
+                const int r = rel[a];
+                if (r < k)
+                {
+                    y[f + r] += uc[a];
+                }
+                else
+                {
+                    us[r - k] += uc[a];
+                }
+            }
+            team.sync();
+        }
+        for (int c = 0; c < k; ++c)
+        {
+            const double yc = y[f + c];
+            for (int i = c + 1 + team.lane(); i < m; i += team.size())
+            {
+                const double v = L[long(c)*m + i]*yc;
+                if (i < k)
+                {
+                    y[f + i] -= v;
+                }
+                else
+                {
+                    us[i - k] -= v;
+                }
+            }
+            team.sync();
+        }
     }
 };
 
@@ -162,24 +303,44 @@ struct LdltDiagonal
     }
 };
 
-//- Backward solve L^T w = w, column cols[t]: w_j -= sum_i L(i,j) w_i (its rows in higher levels)
-struct LdltBackwardColumn
+//- The backward solve L^T w = w of the front of nodes[t] by a team (its ancestors' rows final):
+//  w_j -= sum_{i beyond s} L(i, j) w_i for s's columns j, then the block's own rows, last
+//  pivot first
+struct LdltBackwardFront
 {
-    const int* cols;
-    const long* lStart;
-    const int* lRows;
-    const double* L;
+    LdltFronts fronts;
+    const int* superRows;
+    const int* nodes;
     double* w;
 
-    GPULDU_HD void operator()(int t) const
+    template<class Team>
+    GPULDU_HD void operator()(int t, const Team& team) const
     {
-        const int j = cols[t];
-        double s = w[j];
-        for (long q = lStart[j]; q < lStart[j + 1]; ++q)
+        const int s = nodes[t];
+        const int f = fronts.superFirst[s];
+        const int k = fronts.cols(s);
+        const int m = fronts.rows(s);
+        const double* L = fronts.values + fronts.valueStart[s];
+        const int* R = superRows + fronts.superRowStart[s];
+        for (int j = team.lane(); j < k; j += team.size())
         {
-            s -= L[q]*w[lRows[q]];
+            double sum = w[f + j];
+            for (int i = k; i < m; ++i)
+            {
+                sum -= L[long(j)*m + i]*w[R[i]];
+            }
+            w[f + j] = sum;
         }
-        w[j] = s;
+        team.sync();
+        for (int c = k - 1; c > 0; --c)
+        {
+            const double wc = w[f + c];
+            for (int j = team.lane(); j < c; j += team.size())
+            {
+                w[f + j] -= L[long(j)*m + c]*wc;
+            }
+            team.sync();
+        }
     }
 };
 
@@ -240,31 +401,44 @@ class LdltSolverImpl : public LdltSolver
     //- The pivot floor over the largest |entry| of S A S (static pivoting)
     static constexpr double pivotFloorFactor = 1e-10;
 
-    //- The GPU threads that factor one column together
-    static constexpr int columnTeam = 128;
+    //- The GPU threads of a team (one front, one update column)
+    static constexpr int team = 128;
+
+    //- Fronts of more rows than this are factored in panels through the dense BLAS
+    static constexpr int smallFront = 128;
+
+    //- The panel width of a large front
+    static constexpr int panel = 128;
 
     SymbolicLdlt s_;
     LdltAnalysis analysis_;
     bool factored_ = false;
 
-    //- Where each input value goes: into C's lower part (L's slot, or n_L + j for the pivot
-    //  d_j) and into A's full CSR (one or two slots)
-    std::vector<long> toFactor_;
+    //- Each input entry's row and column (A's), its slot among the distinct places of C's
+    //  lower part it adds to, and those places in the factor's values
+    std::vector<int> entryRow_, entryCol_, entrySlot_;
+    std::vector<long> slotPos_;
     std::vector<int> toCsr_[2];
-    //- Each input entry's row and column (A's)
-    std::vector<int> entryRow_, entryCol_;
 
-    //- On the backend: the symbolic structure, the levels, the factor (L then D), A's full CSR,
-    //  the pivot flags, the permutation, work vectors
-    Vector<long> lStart_, rowStart_, rowPos_;
-    Vector<int> lRows_, rowCols_, levelCols_, flag_, perm_;
-    Vector<double> factor_;
+    //- Per level: the fronts (small first, then large: nodes_[levelStart .. smallEnd) and
+    //  [smallEnd .. levelStart + 1)), and the extend-add rounds (teams of round r of level l:
+    //  [rounds_[l][r], rounds_[l][r + 1]))
+    std::vector<int> smallEnd_, hostNodes_;
+    std::vector<std::vector<long>> rounds_;
+
+    //- On the backend: the supernodal structure, the fronts of each level, the extend-add teams,
+    //  the factor's values, the update matrices and vectors, the panel workspace, D and its
+    //  places, A's full CSR, the pivot flags, the permutation, work vectors
+    Vector<int> superFirst_, superRows_, superParent_, relIndex_, childStart_, children_, nodes_;
+    Vector<long> superRowStart_, valueStart_, updateStart_, vectorStart_, diagPos_, slotPos_d_;
+    Vector<int> eaChild_, eaColumn_, flag_, perm_;
+    Vector<double> values_, update_, updateVector_, panelW_, D_, slots_;
     Vector<int> csrStart_, csrCol_;
     Vector<double> csrVal_;
     Vector<double> x_, b_, r_, y_;
     //- The symmetric scaling S (A's order)
     Vector<double> scale_;
-    std::vector<double> hostFactor_, hostCsr_, hostScale_;
+    std::vector<double> hostSlots_, hostCsr_, hostScale_;
 
     static double secondsSince(Clock::time_point t)
     {
@@ -272,30 +446,30 @@ class LdltSolverImpl : public LdltSolver
         return std::chrono::duration<double>(Clock::now() - t).count();
     }
 
-    double* L()
+    detail::LdltFronts fronts()
     {
-        return ptr(factor_);
+        return {ptr(superFirst_), ptr(superRowStart_), ptr(valueStart_), ptr(updateStart_), ptr(values_),
+                ptr(update_)};
     }
 
-    double* D()
-    {
-        return ptr(factor_) + s_.lRows.size();
-    }
+    //- The large front at nodes_[q], panel by panel
+    void factorLarge(int q, double floor);
 
-    //- y = C^-1 y (C's order), level by level
+    //- y = C^-1 y (C's order)
     void solvePermuted(double* y)
     {
-        const int* cols = ptr(levelCols_);
+        const int* nodes = ptr(nodes_);
         for (int l = 0; l < s_.nLevels(); ++l)
         {
-            forEach<B>(s_.levelStart[l], s_.levelStart[l + 1], detail::LdltForwardRow{
-                cols, ptr(rowStart_), ptr(rowCols_), ptr(rowPos_), L(), y});
+            B::forEachTeam(s_.levelStart[l], s_.levelStart[l + 1], team, detail::LdltForwardFront{
+                fronts(), ptr(vectorStart_), ptr(relIndex_), ptr(childStart_), ptr(children_), nodes, y,
+                ptr(updateVector_)});
         }
-        forEach<B>(0, s_.n, detail::LdltDiagonal{D(), y});
+        forEach<B>(0, s_.n, detail::LdltDiagonal{ptr(D_), y});
         for (int l = s_.nLevels() - 1; l >= 0; --l)
         {
-            forEach<B>(s_.levelStart[l], s_.levelStart[l + 1], detail::LdltBackwardColumn{
-                cols, ptr(lStart_), ptr(lRows_), L(), y});
+            B::forEachTeam(s_.levelStart[l], s_.levelStart[l + 1], team, detail::LdltBackwardFront{
+                fronts(), ptr(superRows_), nodes, y});
         }
     }
 
@@ -337,11 +511,31 @@ public:
 
     SolveResult solve(const double* b, double* x, double tolerance, int maxRefinement) override;
 
-    //- The factor to the host: L's values below the diagonal in the symbolic structure's order,
-    //  then D (nnzL values; for the tests)
-    void downloadFactor(double* to)
+    const SymbolicLdlt& symbolic() const
     {
-        B::download(to, ptr(factor_), factor_.size());
+        return s_;
+    }
+
+    //- The factor on the host as a dense n x n matrix (row-major, C's order): L strictly below
+    //  the diagonal, D on it, zeros elsewhere (for the tests)
+    std::vector<double> denseFactor()
+    {
+        const int n = s_.n;
+        std::vector<double> values(values_.size()), dense(std::size_t(n)*n, 0.0);
+        B::download(values.data(), ptr(values_), values.size());
+        for (int sn = 0; sn < s_.nSupernodes(); ++sn)
+        {
+            const int m = s_.rows(sn), k = s_.cols(sn), f = s_.superFirst[sn];
+            for (int c = 0; c < k; ++c)
+            {
+                for (int i = c; i < m; ++i)
+                {
+                    const int row = s_.superRows[s_.superRowStart[sn] + i];
+                    dense[std::size_t(row)*n + f + c] = values[s_.valueStart[sn] + long(c)*m + i];
+                }
+            }
+        }
+        return dense;
     }
 };
 
@@ -363,13 +557,39 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
             }
         }
     }
+    const int ns = s_.nSupernodes();
+
+    // What the factor needs on the backend, before any of it is allocated
+    long panelRows = 0;
+    for (int sn = 0; sn < ns; ++sn)
+    {
+        if (s_.rows(sn) > smallFront)
+        {
+            panelRows = std::max(panelRows, long(s_.rows(sn)));
+        }
+    }
+    const double bytes = 8.0*(s_.valueStart[ns] + s_.updateStart[ns] + panelRows*panel)
+        + 4.0*s_.superRows.size()*2 + 8.0*s_.vectorStart[ns] + 60.0*n + 24.0*s_.nnzALower;
+    const double available = B::availableMemory();
+    if (bytes > 0.9*available)
+    {
+        throw Error("gpuLdu: LDL^T: the factorisation of " + std::to_string(n) + " rows ("
+                    + orderingName(ordering) + ") needs " + std::to_string(long(bytes/1048576)) + " MiB ("
+                    + std::to_string(long(8.0*s_.valueStart[ns]/1048576)) + " MiB of L, "
+                    + std::to_string(long(8.0*s_.updateStart[ns]/1048576)) + " MiB of update matrices), "
+                    + std::to_string(long(available/1048576)) + " MiB are free on the "
+                    + executorName(B::executor) + " executor: try the METIS ordering, another executor, "
+                    "or an iterative solver");
+    }
 
     // Each entry's place in C's lower part: C(i', j') with i' = inverse[i], j' = inverse[j]
-    // (swapped into the lower triangle), found in L's sorted column j'
+    // (swapped into the lower triangle), found among the rows of j's supernode; the distinct
+    // places numbered as slots (duplicated entries share one)
     const int nnzA = n > 0 ? lower.colStart[n] : 0;
-    toFactor_.resize(nnzA);
     entryRow_.resize(nnzA);
     entryCol_.resize(nnzA);
+    entrySlot_.resize(nnzA);
+    std::vector<long> place(nnzA);
     for (int j = 0; j < n; ++j)
     {
         for (int p = lower.colStart[j]; p < lower.colStart[j + 1]; ++p)
@@ -377,18 +597,31 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
             entryRow_[p] = lower.rows[p];
             entryCol_[p] = j;
             int a = s_.inverse[lower.rows[p]], c = s_.inverse[j];
-            if (a == c)
-            {
-                toFactor_[p] = long(s_.lRows.size()) + a;
-                continue;
-            }
             if (a < c)
             {
                 std::swap(a, c);
             }
-            const auto first = s_.lRows.begin() + s_.lStart[c];
-            const auto last = s_.lRows.begin() + s_.lStart[c + 1];
-            toFactor_[p] = std::lower_bound(first, last, a) - s_.lRows.begin();
+            const int sn = s_.superOf[c];
+            const auto first = s_.superRows.begin() + s_.superRowStart[sn];
+            const auto last = s_.superRows.begin() + s_.superRowStart[sn + 1];
+            const long r = std::lower_bound(first, last, a) - first;
+            place[p] = s_.valueStart[sn] + long(c - s_.superFirst[sn])*s_.rows(sn) + r;
+        }
+    }
+    {
+        std::vector<int> order(nnzA);
+        for (int p = 0; p < nnzA; ++p)
+        {
+            order[p] = p;
+        }
+        std::sort(order.begin(), order.end(), [&](int x, int y) { return place[x] < place[y]; });
+        for (int q = 0; q < nnzA; ++q)
+        {
+            if (q == 0 || place[order[q]] != place[order[q - 1]])
+            {
+                slotPos_.push_back(place[order[q]]);
+            }
+            entrySlot_[order[q]] = int(slotPos_.size()) - 1;
         }
     }
 
@@ -428,28 +661,91 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
         }
     }
 
+    // The fronts of each level, small ones first; the extend-add teams of each level's rounds
+    // (round r: the r-th child of every front of the level that has one)
+    std::vector<int> nodes;
+    std::vector<int> eaChild, eaColumn;
+    smallEnd_.resize(s_.nLevels());
+    rounds_.resize(s_.nLevels());
+    for (int l = 0; l < s_.nLevels(); ++l)
+    {
+        const auto first = s_.levelNodes.begin() + s_.levelStart[l];
+        const auto last = s_.levelNodes.begin() + s_.levelStart[l + 1];
+        std::vector<int> level(first, last);
+        std::stable_partition(level.begin(), level.end(), [&](int sn) { return s_.rows(sn) <= smallFront; });
+        smallEnd_[l] = s_.levelStart[l] + int(std::count_if(level.begin(), level.end(), [&](int sn)
+        {
+            return s_.rows(sn) <= smallFront;
+        }));
+        nodes.insert(nodes.end(), level.begin(), level.end());
+        rounds_[l].push_back(long(eaChild.size()));
+        for (int r = 0;; ++r)
+        {
+            bool any = false;
+            for (const int p : level)
+            {
+                if (s_.childStart[p] + r < s_.childStart[p + 1])
+                {
+                    any = true;
+                    const int c = s_.children[s_.childStart[p] + r];
+                    for (int b = 0; b < s_.rows(c) - s_.cols(c); ++b)
+                    {
+                        eaChild.push_back(c);
+                        eaColumn.push_back(b);
+                    }
+                }
+            }
+            if (!any)
+            {
+                break;
+            }
+            rounds_[l].push_back(long(eaChild.size()));
+        }
+    }
+    std::vector<long> diagPos(n);
+    for (int j = 0; j < n; ++j)
+    {
+        const int sn = s_.superOf[j];
+        const long c = j - s_.superFirst[sn];
+        diagPos[j] = s_.valueStart[sn] + c*s_.rows(sn) + c;
+    }
+
     const auto upload = [](auto& to, const auto& from)
     {
         to.resize(from.size());
         B::upload(ptr(to), from.data(), from.size());
     };
-    upload(lStart_, s_.lStart);
-    upload(lRows_, s_.lRows);
-    upload(rowStart_, s_.rowStart);
-    upload(rowCols_, s_.rowCols);
-    upload(rowPos_, s_.rowPos);
-    upload(levelCols_, s_.levelCols);
+    upload(superFirst_, s_.superFirst);
+    upload(superRowStart_, s_.superRowStart);
+    upload(superRows_, s_.superRows);
+    upload(superParent_, s_.superParent);
+    upload(relIndex_, s_.relIndex);
+    upload(childStart_, s_.childStart);
+    upload(children_, s_.children);
+    upload(valueStart_, s_.valueStart);
+    upload(updateStart_, s_.updateStart);
+    upload(vectorStart_, s_.vectorStart);
+    upload(nodes_, nodes);
+    hostNodes_ = nodes;
+    upload(eaChild_, eaChild);
+    upload(eaColumn_, eaColumn);
+    upload(diagPos_, diagPos);
+    upload(slotPos_d_, slotPos_);
     upload(perm_, s_.perm);
     upload(csrStart_, start);
     upload(csrCol_, col);
-    factor_.resize(s_.lRows.size() + n);
+    values_.resize(s_.valueStart[ns]);
+    update_.resize(s_.updateStart[ns]);
+    updateVector_.resize(s_.vectorStart[ns]);
+    panelW_.resize(panelRows*panel);
+    slots_.resize(slotPos_.size());
     csrVal_.resize(col.size());
     flag_.resize(n);
-    for (Vector<double>* v : {&x_, &b_, &r_, &y_, &scale_})
+    for (Vector<double>* v : {&x_, &b_, &r_, &y_, &scale_, &D_})
     {
         v->resize(n);
     }
-    hostFactor_.resize(factor_.size());
+    hostSlots_.resize(slotPos_.size());
     hostScale_.resize(n);
     hostCsr_.resize(col.size());
 
@@ -459,7 +755,47 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     analysis_.nnzL = s_.nnzL;
     analysis_.flops = s_.flops;
     analysis_.nLevels = s_.nLevels();
+    analysis_.nSupernodes = ns;
+    analysis_.storedL = s_.valueStart[ns];
+    analysis_.updateEntries = s_.updateStart[ns];
+    analysis_.deviceBytes = bytes;
     analysis_.seconds = secondsSince(begin);
+}
+
+template<class B>
+void LdltSolverImpl<B>::factorLarge(int q, double floor)
+{
+    const int sn = hostNodes_[q];
+    const int m = s_.rows(sn), k = s_.cols(sn);
+    double* F = ptr(values_) + s_.valueStart[sn];
+    double* U = ptr(update_) + s_.updateStart[sn];
+    double* W = ptr(panelW_);
+    for (int p = 0; p < k; p += panel)
+    {
+        // the panel's diagonal block F11 = L11 D1 L11^T, by one team
+        const int nb = std::min(panel, k - p);
+        B::forEachTeam(q, q + 1, team, detail::LdltFactorFront{
+            fronts(), ptr(nodes_), ptr(flag_), floor, p, p + nb, p + nb});
+        const int rows = m - p - nb;
+        if (rows == 0)
+        {
+            continue;
+        }
+        // X = F21 L11^-T = L21 D1, W = L21 D1, X = L21
+        double* X = F + long(p)*m + p + nb;
+        B::solveUnitLowerTransposedRight(rows, nb, F + long(p)*m + p, m, X, m);
+        forEach<B>(0, rows*nb, detail::LdltPanelScale{X, F + long(p)*m + p, W, rows, m});
+        // the trailing part: the later pivots' columns of L's block, then U (lower triangle)
+        const int later = k - p - nb;
+        if (later > 0)
+        {
+            B::subtractProductNT(rows, later, nb, X, m, W, rows, F + long(p + nb)*m + p + nb, m, false);
+        }
+        if (m > k)
+        {
+            B::subtractProductNT(m - k, m - k, nb, X + later, m, W + later, rows, U, m - k, true);
+        }
+    }
 }
 
 template<class B>
@@ -468,14 +804,14 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
     const auto start = Clock::now();
     const int n = s_.n;
     LdltFactorStats stats;
-    std::fill(hostFactor_.begin(), hostFactor_.end(), 0.0);
+    std::fill(hostSlots_.begin(), hostSlots_.end(), 0.0);
     std::fill(hostCsr_.begin(), hostCsr_.end(), 0.0);
 
     // A (duplicates summed) into its CSR; the symmetric scaling S: s_i = 1/sqrt(|a_ii|),
     // or where a_ii = 0, 1/sqrt(max_j |a_ij|), so that S A S has ones on the diagonal where A
     // has no zero there, and entries of about 1 at most: the pivot floor is relative to that
     std::vector<double> diag(n, 0.0), rowMax(n, 0.0);
-    for (std::size_t p = 0; p < toFactor_.size(); ++p)
+    for (std::size_t p = 0; p < entrySlot_.size(); ++p)
     {
         const double v = values[p];
         if (!std::isfinite(v))
@@ -506,24 +842,38 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
         }
         hostScale_[i] = 1/std::sqrt(d);
     }
-    double largest = 0;
-    for (std::size_t p = 0; p < toFactor_.size(); ++p)
+    for (std::size_t p = 0; p < entrySlot_.size(); ++p)
     {
-        const double v = values[p]*hostScale_[entryRow_[p]]*hostScale_[entryCol_[p]];
-        hostFactor_[toFactor_[p]] += v;
+        hostSlots_[entrySlot_[p]] += values[p]*hostScale_[entryRow_[p]]*hostScale_[entryCol_[p]];
+    }
+    double largest = 0;
+    for (const double v : hostSlots_)
+    {
         largest = std::max(largest, std::abs(v));
     }
     stats.pivotFloor = pivotFloorFactor*largest;
-    B::upload(ptr(factor_), hostFactor_.data(), hostFactor_.size());
+    B::upload(ptr(slots_), hostSlots_.data(), hostSlots_.size());
     B::upload(ptr(scale_), hostScale_.data(), n);
     B::upload(ptr(csrVal_), hostCsr_.data(), hostCsr_.size());
+    thrust::fill_n(B::policy(), values_.begin(), values_.size(), 0.0);
+    thrust::fill_n(B::policy(), update_.begin(), update_.size(), 0.0);
+    forEach<B>(0, int(slotPos_.size()), detail::LdltScatter{ptr(slotPos_d_), ptr(slots_), ptr(values_)});
 
     for (int l = 0; l < s_.nLevels(); ++l)
     {
-        B::forEachTeam(s_.levelStart[l], s_.levelStart[l + 1], columnTeam, detail::LdltFactorColumn{
-            ptr(levelCols_), ptr(lStart_), ptr(lRows_), ptr(rowStart_), ptr(rowCols_), ptr(rowPos_),
-            L(), D(), ptr(flag_), stats.pivotFloor});
+        for (std::size_t r = 0; r + 1 < rounds_[l].size(); ++r)
+        {
+            B::forEachTeam(int(rounds_[l][r]), int(rounds_[l][r + 1]), team, detail::LdltExtendAdd{
+                fronts(), ptr(superParent_), ptr(relIndex_), ptr(eaChild_), ptr(eaColumn_)});
+        }
+        B::forEachTeam(s_.levelStart[l], smallEnd_[l], team, detail::LdltFactorFront{
+            fronts(), ptr(nodes_), ptr(flag_), stats.pivotFloor, 0, -1, -1});
+        for (int q = smallEnd_[l]; q < s_.levelStart[l + 1]; ++q)
+        {
+            factorLarge(q, stats.pivotFloor);
+        }
     }
+    forEach<B>(0, n, detail::LdltDiagonalOf{ptr(diagPos_), ptr(values_), ptr(D_)});
     std::vector<int> flags(n);
     B::download(flags.data(), ptr(flag_), n);
     for (int j = 0; j < n; ++j)

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The symbolic phase of the sparse LDL^T factorisation A = P^T L D L^T P of a symmetric matrix:
-// a fill-reducing ordering (AMD or METIS nested dissection, from SuiteSparse and METIS), the
-// elimination tree of C = P A P^T, the levels of the tree (columns of one level factor
-// independently), and the structure of L. Host code; the numeric phase takes its result.
+// a fill-reducing ordering (AMD or METIS nested dissection, from SuiteSparse and METIS) followed
+// by a postorder of its elimination tree, the column counts of L, and L's supernodes: runs of
+// consecutive columns with the same structure below them, grouped further (relaxed) where a few
+// explicit zeros buy larger dense blocks. Each supernode is one dense front of the multifrontal
+// numeric phase (LdltImpl.hpp); fronts of one level of the supernodal tree factor independently.
+// Host code.
 
 #ifndef GPULDU_SYMBOLICLDLT_HPP
 #define GPULDU_SYMBOLICLDLT_HPP
@@ -20,48 +23,81 @@ struct SymbolicLdlt
     int n = 0;
     LdltOrdering ordering = LdltOrdering::natural;
 
-    //- C = P A P^T: row i of C is row perm[i] of A; inverse[perm[i]] = i
+    //- C = P A P^T: row i of C is row perm[i] of A; inverse[perm[i]] = i. The ordering's
+    //  permutation followed by a postorder of the tree, so that every subtree is a run of
+    //  consecutive columns (which changes neither the fill nor the flops)
     std::vector<int> perm;
     std::vector<int> inverse;
 
-    //- The elimination tree of C: parent[j] the first row below the diagonal of L's column j, or
-    //  -1 for a root
+    //- The elimination tree of C: parent[j] the first row below the diagonal of L's column j,
+    //  or -1 for a root; colCount[j] the entries of L's column j below the diagonal
     std::vector<int> parent;
+    std::vector<int> colCount;
 
-    //- The levels of the tree: a leaf is level 0, a column's level is 1 + its children's
-    //  highest; the columns of level l are levelCols[levelStart[l] .. levelStart[l + 1]), in
-    //  ascending order
-    std::vector<int> level;
+    //- The supernodes: supernode s is the columns superFirst[s] .. superFirst[s + 1] - 1 (k_s of
+    //  them); its rows R_s are superRows[superRowStart[s] .. superRowStart[s + 1]) (m_s, ascending:
+    //  its own k_s columns first, then the rows below them of every one of its columns).
+    //  superParent[s]: the supernode of the parent of s's last column, or -1.
+    std::vector<int> superFirst;
+    std::vector<long> superRowStart;
+    std::vector<int> superRows;
+    std::vector<int> superParent;
+    std::vector<int> superOf;
+
+    //- relIndex[superRowStart[c] + t] for t >= k_c: where row R_c[t] sits in R_parent(c)
+    //  (the extend-add of c's update matrix into its parent's front); -1 for t < k_c
+    std::vector<int> relIndex;
+
+    //- The children of s in ascending order: children[childStart[s] .. childStart[s + 1])
+    std::vector<int> childStart;
+    std::vector<int> children;
+
+    //- The levels of the supernodal tree: a leaf is level 0, a supernode 1 + its children's
+    //  highest; the supernodes of level l are levelNodes[levelStart[l] .. levelStart[l + 1])
     std::vector<int> levelStart;
-    std::vector<int> levelCols;
+    std::vector<int> levelNodes;
 
-    //- L's strictly lower part in compressed columns (rows ascending in each column)
-    std::vector<long> lStart;
-    std::vector<int> lRows;
+    //- Storage: supernode s's m_s x k_s block of L (column-major, leading dimension m_s; D on
+    //  its diagonal) at values[valueStart[s]]; its (m_s - k_s)^2 update matrix at
+    //  updateStart[s]; its m_s - k_s update entries of a solve at vectorStart[s]
+    std::vector<long> valueStart;
+    std::vector<long> updateStart;
+    std::vector<long> vectorStart;
 
-    //- The same by rows: row j's columns k < j ascending (rowCols[rowStart[j] ..
-    //  rowStart[j + 1])), and where each entry sits in lRows (L(j, k) is lRows' rowPos[e])
-    std::vector<long> rowStart;
-    std::vector<int> rowCols;
-    std::vector<long> rowPos;
-
-    //- nnz of A's lower triangle (diagonal included) and of L (unit diagonal included), and
-    //  the floating-point operations of the numeric factorisation (sum over the columns j of
-    //  c_j^2 + 2 c_j, c_j the entries below the diagonal of L's column j: the divisions, and
-    //  the multiply-subtract of the rank-one update, as CHOLMOD and the reference count them)
+    //- nnz of A's lower triangle (diagonal included) and of L (unit diagonal included, the
+    //  exact structure: no relaxation zeros), and the floating-point operations of the numeric
+    //  factorisation (sum over the columns j of c_j^2 + 2 c_j, c_j = colCount[j]: the divisions
+    //  and the multiply-subtract of the rank-one updates, as CHOLMOD and the reference count them)
     long nnzALower = 0;
     long nnzL = 0;
     double flops = 0;
+
+    int nSupernodes() const
+    {
+        return int(superFirst.size()) - 1;
+    }
 
     int nLevels() const
     {
         return int(levelStart.size()) - 1;
     }
+
+    int cols(int s) const
+    {
+        return superFirst[s + 1] - superFirst[s];
+    }
+
+    int rows(int s) const
+    {
+        return int(superRowStart[s + 1] - superRowStart[s]);
+    }
 };
 
-//- The symbolic factorisation of a symmetric pattern in an ordering. Throws Error for a
-//  malformed pattern (sizes, rows out of range) or an ordering library's failure.
-SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering);
+//- The symbolic factorisation of a symmetric pattern in an ordering; relax: supernodes grouped
+//  further with explicit zeros (CHOLMOD's default rules), else exact (fundamental) supernodes
+//  only. Throws Error for a malformed pattern (sizes, rows out of range) or an ordering
+//  library's failure.
+SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering, bool relax = true);
 
 } // namespace gpuLdu
 

@@ -361,7 +361,9 @@ void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const 
     std::printf("%-16s %ld\n", "nnz(L)", a.nnzL);
     std::printf("%-16s %.3g (nnz(L)/nnz(A))\n", "fill", double(a.nnzL)/double(std::max(1L, a.nnzALower)));
     std::printf("%-16s %.4g\n", "flops", a.flops);
-    std::printf("%-16s %d\n", "tree levels", a.nLevels);
+    std::printf("%-16s %d (%d levels of their tree)\n", "supernodes", a.nSupernodes, a.nLevels);
+    std::printf("%-16s %ld L values (%.3g x nnz(L)), %ld update entries, %.4g MiB on the executor\n", "storage",
+                a.storedL, double(a.storedL)/double(std::max(1L, a.nnzL)), a.updateEntries, a.deviceBytes/1048576);
     std::printf("%-16s %.4g ms\n", "symbolic", 1e3*a.seconds);
     const LdltFactorStats f = solver->factor(values.data());
     std::printf("%-16s %.4g ms (%.3g GFLOP/s)\n", "numeric", 1e3*f.seconds, a.flops/std::max(f.seconds, 1e-12)/1e9);

@@ -132,7 +132,7 @@ std::vector<std::vector<int>> denseStructure(int n, const std::vector<std::pair<
 }
 
 //- Everything analyseLdlt returns, against the dense elimination in its own permutation
-void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, const SymbolicLdlt& s)
+void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, const SymbolicLdlt& s, bool relax)
 {
     ASSERT_EQ(s.n, n);
     // a permutation and its inverse
@@ -144,62 +144,134 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
         ASSERT_EQ(s.inverse[s.perm[i]], i);
     }
     const std::vector<std::vector<int>> l = denseStructure(n, entries, s.perm);
+
+    // the tree, the column counts, nnz(L) and the flops
     long nnz = n;
     double flops = 0;
     for (int j = 0; j < n; ++j)
     {
-        const std::vector<int> rows(s.lRows.begin() + s.lStart[j], s.lRows.begin() + s.lStart[j + 1]);
-        EXPECT_EQ(rows, l[j]) << "column " << j;
-        // the tree: each column's parent is its first row below the diagonal
+        EXPECT_EQ(s.colCount[j], int(l[j].size())) << "column " << j;
         EXPECT_EQ(s.parent[j], l[j].empty() ? -1 : l[j].front()) << "column " << j;
         nnz += long(l[j].size());
         flops += double(l[j].size())*l[j].size() + 2.0*l[j].size();
     }
     EXPECT_EQ(s.nnzL, nnz);
-    // the rows: each row's columns ascending, each pointing at its entry of the columns
-    long nRowEntries = 0;
-    for (int i = 0; i < n; ++i)
-    {
-        for (long e = s.rowStart[i]; e < s.rowStart[i + 1]; ++e)
-        {
-            EXPECT_EQ(s.lRows[s.rowPos[e]], i);
-            EXPECT_GE(s.rowPos[e], s.lStart[s.rowCols[e]]);
-            EXPECT_LT(s.rowPos[e], s.lStart[s.rowCols[e] + 1]);
-            if (e > s.rowStart[i])
-            {
-                EXPECT_LT(s.rowCols[e - 1], s.rowCols[e]);
-            }
-            ++nRowEntries;
-        }
-    }
-    EXPECT_EQ(nRowEntries + n, nnz);
     EXPECT_EQ(s.flops, flops);
 
-    // levels: leaves 0, a parent one above its highest child; the lists hold each column once
-    std::vector<int> highestChild(n, -1);
+    // a postorder: the subtree of j is the columns j - size(j) + 1 .. j
+    std::vector<int> size(n, 1);
     for (int j = 0; j < n; ++j)
     {
         if (s.parent[j] >= 0)
         {
-            highestChild[s.parent[j]] = std::max(highestChild[s.parent[j]], s.level[j]);
+            size[s.parent[j]] += size[j];
         }
     }
     for (int j = 0; j < n; ++j)
     {
-        EXPECT_EQ(s.level[j], highestChild[j] + 1) << "column " << j;
+        for (int i = j - size[j] + 1; i < j; ++i)
+        {
+            int a = i;
+            while (a >= 0 && a < j)
+            {
+                a = s.parent[a];
+            }
+            EXPECT_EQ(a, j) << "column " << i << " is not in the subtree of " << j;
+        }
     }
-    ASSERT_EQ(int(s.levelCols.size()), n);
+
+    // the supernodes: chains of the tree whose rows hold every column's structure (exactly
+    // without relaxation, where consecutive supernodes could not have been one)
+    const int ns = s.nSupernodes();
+    ASSERT_EQ(s.superFirst.front(), 0);
+    ASSERT_EQ(s.superFirst.back(), n);
+    for (int sn = 0; sn < ns; ++sn)
+    {
+        const int f = s.superFirst[sn], last = s.superFirst[sn + 1] - 1;
+        ASSERT_LE(f, last);
+        const std::vector<int> rows(s.superRows.begin() + s.superRowStart[sn], s.superRows.begin() + s.superRowStart[sn + 1]);
+        ASSERT_GE(int(rows.size()), last - f + 1);
+        for (int c = 0; c <= last - f; ++c)
+        {
+            EXPECT_EQ(rows[c], f + c);
+        }
+        for (std::size_t i = 1; i < rows.size(); ++i)
+        {
+            EXPECT_LT(rows[i - 1], rows[i]);
+        }
+        EXPECT_EQ(int(rows.size()) - (last - f + 1), s.colCount[last]);
+        for (int j = f; j <= last; ++j)
+        {
+            EXPECT_EQ(s.superOf[j], sn);
+            if (j < last && !relax)
+            {
+                EXPECT_EQ(s.parent[j], j + 1);
+            }
+            if (j < last && relax)   // a merged child may hang below any column of its parent
+            {
+                EXPECT_GT(s.parent[j], j);
+                EXPECT_LE(s.parent[j], last);
+            }
+            std::vector<int> below;
+            for (const int r : rows)
+            {
+                if (r > j)
+                {
+                    below.push_back(r);
+                }
+            }
+            if (relax)
+            {
+                EXPECT_TRUE(std::includes(below.begin(), below.end(), l[j].begin(), l[j].end())) << "column " << j;
+            }
+            else
+            {
+                EXPECT_EQ(below, l[j]) << "column " << j;
+            }
+        }
+        if (!relax && sn + 1 < ns)
+        {
+            EXPECT_FALSE(s.parent[last] == last + 1 && s.colCount[last] == s.colCount[last + 1] + 1)
+                << "supernodes " << sn << " and " << sn + 1 << " are one";
+        }
+        const int p = s.superParent[sn];
+        EXPECT_EQ(p, s.parent[last] < 0 ? -1 : s.superOf[s.parent[last]]);
+        for (std::size_t t = last - f + 1; p >= 0 && t < rows.size(); ++t)
+        {
+            const int r = s.relIndex[s.superRowStart[sn] + long(t)];
+            ASSERT_GE(r, 0);
+            EXPECT_EQ(s.superRows[s.superRowStart[p] + r], rows[t]);
+        }
+        const long m = long(rows.size()), k = last - f + 1;
+        EXPECT_EQ(s.valueStart[sn + 1] - s.valueStart[sn], m*k);
+        EXPECT_EQ(s.updateStart[sn + 1] - s.updateStart[sn], (m - k)*(m - k));
+        EXPECT_EQ(s.vectorStart[sn + 1] - s.vectorStart[sn], m - k);
+        for (int q = s.childStart[sn]; q < s.childStart[sn + 1]; ++q)
+        {
+            EXPECT_EQ(s.superParent[s.children[q]], sn);
+        }
+    }
+
+    // the levels of the supernodal tree: a supernode is one above its highest child
+    std::vector<int> level(ns, -1), highestChild(ns, -1);
     for (int lv = 0; lv < s.nLevels(); ++lv)
     {
         EXPECT_LT(s.levelStart[lv], s.levelStart[lv + 1]) << "level " << lv << " is empty";
-        for (int p = s.levelStart[lv]; p < s.levelStart[lv + 1]; ++p)
+        for (int q = s.levelStart[lv]; q < s.levelStart[lv + 1]; ++q)
         {
-            EXPECT_EQ(s.level[s.levelCols[p]], lv);
-            if (p > s.levelStart[lv])
-            {
-                EXPECT_LT(s.levelCols[p - 1], s.levelCols[p]);
-            }
+            level[s.levelNodes[q]] = lv;
         }
+    }
+    for (int sn = 0; sn < ns; ++sn)
+    {
+        if (s.superParent[sn] >= 0)
+        {
+            highestChild[s.superParent[sn]] = std::max(highestChild[s.superParent[sn]], level[sn]);
+        }
+    }
+    for (int sn = 0; sn < ns; ++sn)
+    {
+        EXPECT_EQ(level[sn], highestChild[sn] + 1) << "supernode " << sn;
     }
 }
 
@@ -218,8 +290,8 @@ long uniquePairs(const std::vector<std::pair<int, int>>& entries)
 } // namespace
 
 //- Random, 2-D and 3-D patterns, given as the lower triangle or as both triangles with repeated
-//  entries, in every ordering: L's structure, the tree and the levels are the dense
-//  elimination's
+//  entries, in every ordering, with and without relaxed supernodes: the column counts, the
+//  tree, its postorder, the supernodes' rows and the levels agree with the dense elimination
 TEST(LdltSymbolicTest, StructureIsTheDenseElimination)
 {
     struct Case { int n; std::vector<std::pair<int, int>> entries; };
@@ -239,15 +311,19 @@ TEST(LdltSymbolicTest, StructureIsTheDenseElimination)
             {
                 SCOPED_TRACE(orderingName(o) + (lower ? ", lower triangle" : ", both triangles") + ", n "
                              + std::to_string(c.n));
-                const SymbolicLdlt s = analyseLdlt(p.view(), o);
-                EXPECT_EQ(s.nnzALower, c.n + uniquePairs(c.entries));
-                expectSymbolic(c.n, c.entries, s);
+                for (bool relax : {false, true})
+                {
+                    const SymbolicLdlt s = analyseLdlt(p.view(), o, relax);
+                    EXPECT_EQ(s.nnzALower, c.n + uniquePairs(c.entries));
+                    expectSymbolic(c.n, c.entries, s, relax);
+                }
             }
         }
     }
 }
 
-//- On a 3-D mesh the fill-reducing orderings cut L well below the natural (banded) order's
+//- On a 3-D mesh the fill-reducing orderings cut L well below the natural (banded) order's, and
+//  the relaxation merges supernodes
 TEST(LdltSymbolicTest, OrderingsReduceFill)
 {
     const Pattern p = fromEntries(12*12*12, gridFaces(12, 12, 12), true);
@@ -256,6 +332,10 @@ TEST(LdltSymbolicTest, OrderingsReduceFill)
     const long metis = analyseLdlt(p.view(), LdltOrdering::metis).nnzL;
     EXPECT_LT(amd, natural*7/10);
     EXPECT_LT(metis, natural*7/10);
+    // and the relaxation groups the supernodes into fewer, larger ones
+    const int exact = analyseLdlt(p.view(), LdltOrdering::metis, false).nSupernodes();
+    const int relaxed = analyseLdlt(p.view(), LdltOrdering::metis).nSupernodes();
+    EXPECT_LT(relaxed, exact*4/5);
 }
 
 //- A row outside the matrix, a column that ends before it starts: errors, not crashes

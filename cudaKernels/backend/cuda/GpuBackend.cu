@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the GPU backend does not inline: the CUDA check, the workspace's buffers and transfers,
-// whether a device is usable.
+// whether a device is usable, the dense blocks through cuBLAS.
 
 #include "backend/cuda/GpuBackend.hpp"
+
+#include <cublas_v2.h>
 
 #include <algorithm>
 #include <cstring>
@@ -22,6 +24,67 @@ void cudaCheck(cudaError_t status, const char* call, const char* file, int line)
           + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status)
         );
     }
+}
+
+namespace
+{
+
+void cublasCheck(cublasStatus_t status, const char* call)
+{
+    if (status != CUBLAS_STATUS_SUCCESS)
+    {
+        throw Error(std::string("cuBLAS error in ") + call + ": " + cublasGetStatusName(status) + ": "
+                    + cublasGetStatusString(status));
+    }
+}
+
+//- The thread's cuBLAS handle for the current device, on the default stream (the kernels' queue)
+cublasHandle_t blasHandle()
+{
+    thread_local std::vector<cublasHandle_t> handles;
+    int device = 0;
+    GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+    if (int(handles.size()) <= device)
+    {
+        handles.resize(device + 1, nullptr);
+    }
+    if (!handles[device])
+    {
+        cublasCheck(cublasCreate(&handles[device]), "cublasCreate");
+    }
+    return handles[device];
+}
+
+} // namespace
+
+void GpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda, const double* B, int ldb,
+                                   double* C, int ldc, bool lowerOnly)
+{
+    const double minusOne = -1, one = 1;
+    if (lowerOnly)
+    {
+        cublasCheck(cublasDsyrkx(blasHandle(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minusOne, A, lda, B, ldb,
+                                 &one, C, ldc), "cublasDsyrkx");
+    }
+    else
+    {
+        cublasCheck(cublasDgemm(blasHandle(), CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &minusOne, A, lda, B, ldb, &one,
+                                C, ldc), "cublasDgemm");
+    }
+}
+
+void GpuBackend::solveUnitLowerTransposedRight(int m, int n, const double* L, int ldl, double* X, int ldx)
+{
+    const double one = 1;
+    cublasCheck(cublasDtrsm(blasHandle(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                            CUBLAS_DIAG_UNIT, m, n, &one, L, ldl, X, ldx), "cublasDtrsm");
+}
+
+double GpuBackend::availableMemory()
+{
+    std::size_t free = 0, total = 0;
+    GPULDU_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return double(free);
 }
 
 GpuBackend::Workspace::Workspace()

@@ -137,6 +137,18 @@ struct GpuBackend
         GPULDU_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
+    //- Dense blocks (column-major, leading dimensions ld*), for the direct solver's fronts:
+    //  C -= A B^T with C m x n, A m x k, B n x k; lowerOnly (m == n): only C's lower triangle
+    //  is wanted (the rest may be left as it was or not)
+    static void subtractProductNT(int m, int n, int k, const double* A, int lda, const double* B, int ldb,
+                                  double* C, int ldc, bool lowerOnly);
+
+    //- X = X L^-T with X m x n and L n x n unit lower triangular (its upper part not read)
+    static void solveUnitLowerTransposedRight(int m, int n, const double* L, int ldl, double* X, int ldx);
+
+    //- The bytes an allocation may take now on this backend
+    static double availableMemory();
+
     //- Per-system state for the repeated work of a solve: the partial sums of the reductions,
     //  the scalar slots of sumInto (after the partials), and a pinned host buffer through which
     //  values travel (one DMA per transfer).

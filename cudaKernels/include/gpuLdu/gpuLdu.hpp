@@ -537,11 +537,18 @@ struct LdltAnalysis
     int n = 0;
     LdltOrdering ordering = LdltOrdering::natural;
     //- nnz of A's lower triangle (diagonal included), of L (unit diagonal included), the flops
-    //  of the numeric factorisation, the levels of the elimination tree
+    //  of the numeric factorisation, the supernodes and the levels of their tree
     long nnzALower = 0;
     long nnzL = 0;
     double flops = 0;
+    int nSupernodes = 0;
     int nLevels = 0;
+    //- The values stored for L (the supernodes' dense blocks: nnzL plus the relaxation's zeros
+    //  and the blocks' upper triangles), the entries of all update matrices, and the memory the
+    //  factorisation takes on its executor (checked against the free memory before allocating)
+    long storedL = 0;
+    long updateEntries = 0;
+    double deviceBytes = 0;
     double seconds = 0;
 };
 
