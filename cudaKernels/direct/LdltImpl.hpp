@@ -88,8 +88,9 @@ struct LdltFronts
 };
 
 //- The extend-add, one column of one child's update matrix per team: F_parent(rel(a), rel(b))
-//  += U_c(a, b) for a >= b (teams[t]: the child, column[t]: b). One child of each parent per
-//  launch, so no two teams write one value.
+//  += U_c(a, b) for a >= b (teams[t]: the child, column[t]: b), leaving U_c's place zero (the
+//  arena's free space is kept zero; the upper triangles are never written). One child of each
+//  parent per launch, so no two teams write one value.
 struct LdltExtendAdd
 {
     LdltFronts fronts;
@@ -104,13 +105,14 @@ struct LdltExtendAdd
         const int c = child[t];
         const int b = column[t];
         const int w = fronts.rows(c) - fronts.cols(c);
-        const double* u = fronts.update + fronts.updateStart[c] + long(b)*w;
+        double* u = fronts.update + fronts.updateStart[c] + long(b)*w;
         const int* rel = relIndex + fronts.superRowStart[c] + fronts.cols(c);
         const LdltFronts::Front parent = fronts.front(superParent[c]);
         const int jb = rel[b];
         for (int a = b + team.lane(); a < w; a += team.size())
         {
             parent(rel[a], jb) += u[a];
+            u[a] = 0;   // free again: zero for the next update matrix placed here
         }
     }
 };
@@ -568,7 +570,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
             panelRows = std::max(panelRows, long(s_.rows(sn)));
         }
     }
-    const double bytes = 8.0*(s_.valueStart[ns] + s_.updateStart[ns] + panelRows*panel)
+    const double bytes = 8.0*(s_.valueStart[ns] + s_.updateArena + panelRows*panel)
         + 4.0*s_.superRows.size()*2 + 8.0*s_.vectorStart[ns] + 60.0*n + 24.0*s_.nnzALower;
     const double available = B::availableMemory();
     if (bytes > 0.9*available)
@@ -576,7 +578,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
         throw Error("gpuLdu: LDL^T: the factorisation of " + std::to_string(n) + " rows ("
                     + orderingName(ordering) + ") needs " + std::to_string(long(bytes/1048576)) + " MiB ("
                     + std::to_string(long(8.0*s_.valueStart[ns]/1048576)) + " MiB of L, "
-                    + std::to_string(long(8.0*s_.updateStart[ns]/1048576)) + " MiB of update matrices), "
+                    + std::to_string(long(8.0*s_.updateArena/1048576)) + " MiB of update matrices), "
                     + std::to_string(long(available/1048576)) + " MiB are free on the "
                     + executorName(B::executor) + " executor: try the METIS ordering, another executor, "
                     "or an iterative solver");
@@ -735,7 +737,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     upload(csrStart_, start);
     upload(csrCol_, col);
     values_.resize(s_.valueStart[ns]);
-    update_.resize(s_.updateStart[ns]);
+    update_.resize(s_.updateArena);
     updateVector_.resize(s_.vectorStart[ns]);
     panelW_.resize(panelRows*panel);
     slots_.resize(slotPos_.size());
@@ -757,7 +759,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     analysis_.nLevels = s_.nLevels();
     analysis_.nSupernodes = ns;
     analysis_.storedL = s_.valueStart[ns];
-    analysis_.updateEntries = s_.updateStart[ns];
+    analysis_.updateEntries = s_.updateArena;
     analysis_.deviceBytes = bytes;
     analysis_.seconds = secondsSince(begin);
 }

@@ -58,11 +58,14 @@ struct SymbolicLdlt
     std::vector<int> levelNodes;
 
     //- Storage: supernode s's m_s x k_s block of L (column-major, leading dimension m_s; D on
-    //  its diagonal) at values[valueStart[s]]; its (m_s - k_s)^2 update matrix at
-    //  updateStart[s]; its m_s - k_s update entries of a solve at vectorStart[s]
+    //  its diagonal) at values[valueStart[s]]; its m_s - k_s update entries of a solve at
+    //  vectorStart[s]; its (m_s - k_s)^2 update matrix at updateStart[s] in an arena of
+    //  updateArena entries, shared by update matrices whose lives (from the supernode's level
+    //  to its parent's, both included) do not meet
     std::vector<long> valueStart;
-    std::vector<long> updateStart;
     std::vector<long> vectorStart;
+    std::vector<long> updateStart;
+    long updateArena = 0;
 
     //- nnz of A's lower triangle (diagonal included) and of L (unit diagonal included, the
     //  exact structure: no relaxation zeros), and the floating-point operations of the numeric

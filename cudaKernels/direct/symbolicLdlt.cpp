@@ -12,6 +12,8 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 
 namespace gpuLdu
 {
@@ -454,15 +456,13 @@ SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering, bool 
         }
     }
 
-    // Storage offsets
+    // Storage offsets of L's blocks and the solve's update vectors
     s.valueStart.assign(1, 0);
-    s.updateStart.assign(1, 0);
     s.vectorStart.assign(1, 0);
     for (int sn = 0; sn < ns; ++sn)
     {
         const long m = s.rows(sn), k = s.cols(sn);
         s.valueStart.push_back(s.valueStart.back() + m*k);
-        s.updateStart.push_back(s.updateStart.back() + (m - k)*(m - k));
         s.vectorStart.push_back(s.vectorStart.back() + (m - k));
     }
 
@@ -492,6 +492,78 @@ SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering, bool 
     for (int sn = 0; sn < ns; ++sn)
     {
         s.levelNodes[at[level[sn]]++] = sn;
+    }
+
+    // The update matrices in one arena, each alive from its own level (its front is assembled
+    // into it) to its parent's (whose extend-add reads it): level by level, the level's update
+    // matrices placed first-fit, then its children's freed
+    s.updateStart.assign(ns, 0);
+    std::map<long, long> freeSpace;   // offset -> size
+    s.updateArena = 0;
+    const auto allocate = [&](long size)
+    {
+        for (auto it = freeSpace.begin(); it != freeSpace.end(); ++it)
+        {
+            if (it->second >= size)
+            {
+                const long at = it->first, left = it->second - size;
+                freeSpace.erase(it);
+                if (left > 0)
+                {
+                    freeSpace[at + size] = left;
+                }
+                return at;
+            }
+        }
+        const long at = s.updateArena;
+        s.updateArena += size;
+        return at;
+    };
+    const auto release = [&](long at, long size)
+    {
+        auto next = freeSpace.lower_bound(at);
+        if (next != freeSpace.end() && next->first == at + size)
+        {
+            size += next->second;
+            next = freeSpace.erase(next);
+        }
+        if (next != freeSpace.begin())
+        {
+            auto before = std::prev(next);
+            if (before->first + before->second == at)
+            {
+                before->second += size;
+                return;
+            }
+        }
+        freeSpace[at] = size;
+    };
+    const auto updateSize = [&](int sn)
+    {
+        const long w = s.rows(sn) - s.cols(sn);
+        return w*w;
+    };
+    for (int l = 0; l < nLevels; ++l)
+    {
+        for (int q = s.levelStart[l]; q < s.levelStart[l + 1]; ++q)
+        {
+            const int sn = s.levelNodes[q];
+            if (updateSize(sn) > 0)
+            {
+                s.updateStart[sn] = allocate(updateSize(sn));
+            }
+        }
+        for (int q = s.levelStart[l]; q < s.levelStart[l + 1]; ++q)
+        {
+            const int sn = s.levelNodes[q];
+            for (int c = s.childStart[sn]; c < s.childStart[sn + 1]; ++c)
+            {
+                if (updateSize(s.children[c]) > 0)
+                {
+                    release(s.updateStart[s.children[c]], updateSize(s.children[c]));
+                }
+            }
+        }
     }
     return s;
 }

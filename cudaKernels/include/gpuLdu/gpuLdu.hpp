@@ -544,7 +544,8 @@ struct LdltAnalysis
     int nSupernodes = 0;
     int nLevels = 0;
     //- The values stored for L (the supernodes' dense blocks: nnzL plus the relaxation's zeros
-    //  and the blocks' upper triangles), the entries of all update matrices, and the memory the
+    //  and the blocks' upper triangles), the entries of the update matrices' arena (those alive
+    //  at once share nothing, the others share their place), and the memory the
     //  factorisation takes on its executor (checked against the free memory before allocating)
     long storedL = 0;
     long updateEntries = 0;
