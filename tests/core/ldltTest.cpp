@@ -298,6 +298,81 @@ TYPED_TEST(LdltTest, FactorAndSolveAreTheCpus)
     }
 }
 
+//- The backend's dense blocks (cuBLAS on the GPU, BLAS on the host) against plain loops: the
+//  product C -= A B^T in full and lower-only (the upper triangle left exactly as it was: the update
+//  matrices' arena relies on it), and X = X L^-T
+TYPED_TEST(LdltTest, DenseBlocksAreTheReference)
+{
+    using B = TypeParam;
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const int m = 150, n = 150, k = 37, ld = 160;
+    std::vector<double> a(std::size_t(ld)*k), b(std::size_t(ld)*k), c(std::size_t(ld)*n);
+    for (double* v : {a.data(), b.data()})
+    {
+        for (int q = 0; q < ld*k; ++q)
+        {
+            v[q] = u(gen);
+        }
+    }
+    for (double& v : c)
+    {
+        v = u(gen);
+    }
+    typename B::template Vector<double> da(a.begin(), a.end()), db(b.begin(), b.end());
+    for (bool lowerOnly : {false, true})
+    {
+        typename B::template Vector<double> dc(c.begin(), c.end());
+        B::subtractProductNT(m, n, k, ptr(da), ld, ptr(db), ld, ptr(dc), ld, lowerOnly);
+        std::vector<double> mine(c.size());
+        B::download(mine.data(), ptr(dc), mine.size());
+        for (int j = 0; j < n; ++j)
+        {
+            for (int i = 0; i < ld; ++i)
+            {
+                const std::size_t at = std::size_t(j)*ld + i;
+                if (i >= m || (lowerOnly && i < j))
+                {
+                    ASSERT_EQ(mine[at], c[at]) << "(" << i << ", " << j << ") changed";
+                    continue;
+                }
+                double want = c[at];
+                for (int q = 0; q < k; ++q)
+                {
+                    want -= a[std::size_t(q)*ld + i]*b[std::size_t(q)*ld + j];
+                }
+                ASSERT_NEAR(mine[at], want, 1e-12) << "(" << i << ", " << j << ")";
+            }
+        }
+    }
+    // X (m x k) = X L^-T with L k x k unit lower (diagonal and upper part garbage: not read)
+    std::vector<double> l(std::size_t(ld)*k);
+    for (int j = 0; j < k; ++j)
+    {
+        for (int i = 0; i < ld; ++i)
+        {
+            l[std::size_t(j)*ld + i] = i > j ? 0.3*u(gen) : 1e3;
+        }
+    }
+    typename B::template Vector<double> dl(l.begin(), l.end()), dx(a.begin(), a.end());
+    B::solveUnitLowerTransposedRight(m, k, ptr(dl), ld, ptr(dx), ld);
+    std::vector<double> x(a.size());
+    B::download(x.data(), ptr(dx), x.size());
+    // X L^T must give back the right-hand side
+    for (int i = 0; i < m; ++i)
+    {
+        for (int j = 0; j < k; ++j)
+        {
+            double sum = x[std::size_t(j)*ld + i];
+            for (int q = 0; q < j; ++q)
+            {
+                sum += x[std::size_t(q)*ld + i]*l[std::size_t(q)*ld + j];
+            }
+            ASSERT_NEAR(sum, a[std::size_t(j)*ld + i], 1e-12) << "(" << i << ", " << j << ")";
+        }
+    }
+}
+
 //- Bad input: an entry above the diagonal, a non-finite value, all zeros, a solve before a factor:
 //  errors; a singular matrix: a counted static pivot and a solve that does not converge
 TYPED_TEST(LdltTest, RejectsBadInput)

@@ -20,13 +20,29 @@ void CpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, A, lda, B, ldb, 1.0, C, ldc);
         return;
     }
-    // CBLAS has no syrkx: the lower triangle by column blocks, each from its diagonal down
+    // CBLAS has no syrkx: by column blocks, the block's diagonal part entry by entry (only its
+    // lower triangle: the rest of C must stay as it was), the part below it by dgemm
     constexpr int block = 64;
     for (int j = 0; j < n; j += block)
     {
         const int w = std::min(block, n - j);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m - j, w, k, -1.0, A + j, lda, B + j, ldb, 1.0,
-                    C + long(j)*ldc + j, ldc);
+        for (int c = j; c < j + w; ++c)
+        {
+            for (int r = c; r < j + w; ++r)
+            {
+                double sum = 0;
+                for (int q = 0; q < k; ++q)
+                {
+                    sum += A[r + long(q)*lda]*B[c + long(q)*ldb];
+                }
+                C[r + long(c)*ldc] -= sum;
+            }
+        }
+        if (m - j - w > 0)
+        {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m - j - w, w, k, -1.0, A + j + w, lda, B + j, ldb,
+                        1.0, C + long(j)*ldc + j + w, ldc);
+        }
     }
 }
 
