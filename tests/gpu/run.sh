@@ -13,7 +13,9 @@
 # tests/integration/driver.sh (gpuLduSolve on tests/data), (g) the format benchmark
 # (gpuLduFormatBench: SpMV in every format vs cuSPARSE CSR, 100^3, 200^3 and tests/data), (h) the
 # MPI runs with executor gpu: tests/integration/devices.sh, parallel.sh and decomposed.sh (needs
-# .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh). Logs go
+# .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh), (i) the direct solver:
+# tests/integration/ldlt.sh and tests/benchmark/ldlt.sh (the runtime needs laplacianFoam and
+# ansysToFoam too). Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit (all of them add up
 # to more than one 10-minute call: split them with GPU_STEPS, e.g. "ab" then "cdefgh"). Overrides
@@ -32,8 +34,12 @@
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
 #   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
-#   GPU_LIMITS         "60 420 60 150 120 60 120 240"  seconds for steps a, b, c, d, e, f, g, h
-#   GPU_STEPS          abcdefgh      the steps to run (one call may not fit them all)
+#   GPU_LIMITS         "60 420 60 150 120 60 120 240 400"  seconds for steps a .. i
+#   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all)
+#   GPU_BLAS_DIR       .gpu/openblas  a multithreaded BLAS (libblas.so.3, liblapack.so.3: Debian's
+#                                    libopenblas0-pthread) for step i's CHOLMOD and UMFPACK
+#   GPU_LDLT_SIZES     "30 50 80"    step i's K^3 Laplacians
+#   GPU_LDLT_MATRICES  "tests/data/bcsstk15.mtx.gz"  step i's other matrices
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -49,10 +55,13 @@ kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
 solveDriver=${GPU_SOLVE:-$root/.gpu/platforms/bin/gpuLduSolve}
 formatBench=${GPU_FORMAT_BENCH:-$root/.gpu/platforms/bin/gpuLduFormatBench}
-steps=${GPU_STEPS:-abcdefgh}
+steps=${GPU_STEPS:-abcdefghi}
+blasDir=${GPU_BLAS_DIR:-$root/.gpu/openblas}
+ldltSizes=${GPU_LDLT_SIZES:-30 50 80}
+ldltMatrices=${GPU_LDLT_MATRICES:-tests/data/bcsstk15.mtx.gz}
 mpiRuntime=${GPU_MPI_RUNTIME:-$root/.gpu/openmpi-runtime.tar.xz}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF limitG limitH <<< "${GPU_LIMITS:-60 420 60 150 120 60 120 240}"
+read -r limitA limitB limitC limitD limitE limitF limitG limitH limitI <<< "${GPU_LIMITS:-60 420 60 150 120 60 120 240 400}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -134,6 +143,12 @@ step f "gpuLduSolve driver ($executor)" "$limitF" "driver-$executor.log" \
 step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.txt \
     "$formatBench" "$root/tests/data" 100 200 \
     && cat "$OUT/formatBench.txt"
+
+step i "direct solver: LDLTGPU in OpenFOAM ($executor), LDL^T benchmark vs CHOLMOD and UMFPACK" "${limitI:-400}" \
+    "ldlt-$executor.log" bash -c "bash tests/integration/ldlt.sh '$executor' \
+        && GPULDU_SOLVE='$solveDriver' LD_LIBRARY_PATH='$blasDir':\$LD_LIBRARY_PATH \
+           bash tests/benchmark/ldlt.sh -executors '$executor' -k '$ldltSizes' -limit 150 $ldltMatrices" \
+    && grep -E '^(PASS|FAIL)|passed' "$OUT/ldlt-$executor.log" | cut -c1-300 | tail -n 8 && cat "$OUT/ldlt.txt"
 
 step h "MPI runs ($executor): devices, parallel, decomposed" "${limitH:-240}" "mpi-$executor.log" \
     bash -c "bash tests/integration/devices.sh '$executor' && bash tests/integration/parallel.sh '$executor' \

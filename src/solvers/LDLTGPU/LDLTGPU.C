@@ -164,17 +164,20 @@ void Foam::LDLTGPU::notConverged
     const gpuLduLdltCache::factorisation& f
 ) const
 {
-    const label comm = matrix().mesh().comm();
-
-    bool coupled = false;
-    forAll(interfaces_, patchi)
+    if (!anyCoupled())
     {
-        if (interfaces_.set(patchi))
-        {
-            coupled = true;
-        }
+        // As native: the log line shows the residual reached; the direct
+        // solve of the whole matrix went as far as rounding allows
+        WarningInFunction
+            << "Solving for " << fieldName_ << " with " << type()
+            << ": the residual is " << perf.finalResidual() << " after "
+            << perf.nIterations() << " refinement steps (tolerance "
+            << tolerance_ << ", relTol " << relTol_ << "; "
+            << f.stats.nStaticPivots << " pivots replaced by static"
+            << " pivoting): the refinement stopped gaining. The matrix is"
+            << " singular or too ill-conditioned for this tolerance." << endl;
+        return;
     }
-    reduce(coupled, orOp<bool>(), Pstream::msgType(), comm);
 
     FatalErrorInFunction
         << "Solving for " << fieldName_ << " with " << type()
@@ -183,24 +186,29 @@ void Foam::LDLTGPU::notConverged
         << "; initial residual " << perf.initialResidual() << ", tolerance "
         << tolerance_ << ", relTol " << relTol_ << ")" << nl;
 
-    if (coupled)
-    {
-        FatalError
-            << "The direct solve factors each rank's local matrix; the"
-            << " coupled interfaces (processor patches of a decomposed case,"
-            << " cyclics) enter only through the residual, so the refinement"
-            << " is block Jacobi across them and has not converged." << nl
-            << "Decomposed or coupled cases need an iterative solver:"
-            << " PCGGPU or GAMGGPU (or a larger maxIter)."
-            << exit(FatalError);
-    }
     FatalError
-        << "The refinement did not reach the tolerance on the factored"
-        << " matrix (" << f.stats.nStaticPivots << " pivots replaced by"
-        << " static pivoting): the matrix is singular or too"
-        << " ill-conditioned, or the tolerance cannot be met (tolerance 0"
-        << " with relTol 0)."
+        << "The direct solve factors each rank's local matrix; the"
+        << " coupled interfaces (processor patches of a decomposed case,"
+        << " cyclics) enter only through the residual, so the refinement"
+        << " is block Jacobi across them and has not converged." << nl
+        << "Decomposed or coupled cases need an iterative solver:"
+        << " PCGGPU or GAMGGPU (or a larger maxIter)."
         << exit(FatalError);
+}
+
+
+bool Foam::LDLTGPU::anyCoupled() const
+{
+    bool coupled = false;
+    forAll(interfaces_, patchi)
+    {
+        if (interfaces_.set(patchi))
+        {
+            coupled = true;
+        }
+    }
+    reduce(coupled, orOp<bool>(), Pstream::msgType(), matrix().mesh().comm());
+    return coupled;
 }
 
 
@@ -274,11 +282,12 @@ Foam::solverPerformance Foam::LDLTGPU::solve
                 << gpuLdu::orderingName(a.ordering).c_str() << ", nnz(L) "
                 << a.nnzL << " (fill "
                 << scalar(a.nnzL)/max(scalar(a.nnzALower), scalar(1))
-                << "), " << a.flops << " flops, " << a.nLevels
-                << " tree levels, " << 1e3*a.seconds << " ms" << endl;
+                << "), " << a.flops << " flops, " << a.nSupernodes
+                << " supernodes, " << 1e3*a.seconds << " ms" << endl;
         }
 
         bool stale = prepare(ldlt, f, reuse);
+        const bool coupled = anyCoupled();
 
         // Refinement in OpenFOAM's terms, counted and stopped as native:
         // do { step } while ((++n < maxIter && !converged) || n < minIter)
@@ -312,6 +321,13 @@ Foam::solverPerformance Foam::LDLTGPU::solve
                 (converged || perf.nIterations() >= maxIter_)
              && perf.nIterations() >= minIter_
             )
+            {
+                break;
+            }
+
+            // With the current values factored and no interfaces, a step
+            // that gains nothing has reached rounding: more cannot help
+            if (!stale && !coupled && perf.finalResidual() >= before)
             {
                 break;
             }
