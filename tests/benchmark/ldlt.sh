@@ -7,7 +7,8 @@
 # given. Table 1: per matrix and solver rows, nnz(L), flops, symbolic / numeric / solve (with
 # refinement) / total ms, the numeric phase's GFLOP/s, the final ||b - A x||_2/||b||_2 (b = A 1).
 # Table 2: per matrix the speed-ups of LDLT on the first executor over each baseline (numeric,
-# total). The tables go to $OUT/ldlt.txt when OUT is set. A run over -limit seconds is shown as such.
+# total). The baselines' threads follow the environment (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS:
+# on the H100 host, 8 BLAS threads without OpenMP ran CHOLMOD fastest, see docs/performance.md). The tables go to $OUT/ldlt.txt when OUT is set. A run over -limit seconds is shown as such.
 # The binaries: $GPULDU_SOLVE, else the bin/gpuLduSolve beside the library folder of
 # etc/run-env.sh (as tests/integration/driver.sh); $GPULDU_BASELINE, else gpuLduDirectBaseline beside it.
 # Usage: ldlt.sh [-k "20 30"] [-executors "gpu cpu"] [-baselines "CHOLMOD UMFPACK"]
@@ -120,7 +121,7 @@ table="$table
 
 speed-ups of LDLT-$first (baseline time / ours):
 $speedups
-$(date -u +%FT%TZ), $(hostname), $(nproc) cores$(nvidia-smi -L 2>/dev/null | head -n 1 | sed 's/^/, /'), ordering $ordering, BLAS of the baselines: $(ldd "$baseline" 2>/dev/null | awk '/libblas/ { print $3 }')"
+$(date -u +%FT%TZ), $(hostname), $(nproc) cores$(nvidia-smi -L 2>/dev/null | head -n 1 | sed 's/^/, /'), ordering $ordering, BLAS of the baselines: $(ldd "$baseline" 2>/dev/null | awk '/libblas/ { print $3 }'), OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
 echo "$table"
 [ -n "${OUT:-}" ] && echo "$table" > "$OUT/ldlt.txt"
 rm -rf "$work"
