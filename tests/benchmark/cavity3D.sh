@@ -10,6 +10,8 @@
 # $OUT/cavity3D-<N>.txt when OUT is set. The mesh is built once (native run) and reused.
 # Profiling times are wall-clock; ExecutionTime is icoFoam's CPU time. U is solved by
 # PBiCGStabGPU+DILU in the plugin run and by native PBiCGStab+DILU in the native run.
+# With CAVITY_DIRECT=1 (one rank) also p by LDLTGPU, the sparse direct solver: one line with its
+# time per p-solve, per factored solve and per solve with the factor reused (its debug switch).
 # Usage: cavity3D.sh [-n N] [-steps K] [-np P] [-executor auto|gpu|cpu] [-precond DIC|FDIC|diagonal|none]
 # Defaults: 50^3 cells, 5 steps, 1 rank, executor gpu where nvidia-smi sees a GPU, else cpu. With
 # -np P every run is decomposed into the same P blocks and runs on P MPI ranks (natively: all the
@@ -186,6 +188,19 @@ if [ "$np" -gt 1 ]; then
     (np=1; runIcoFoam "$single" "PCGGPU executor $executor + $precond, one rank")
 fi
 
+# with CAVITY_DIRECT=1 (one rank), p by LDLTGPU, the sparse direct solver: the plugin case
+# otherwise, with the debug switch that logs each solve's factorisations and time
+direct=$work/pluginDirect
+if [ -n "${CAVITY_DIRECT:-}" ] && [ "$np" -eq 1 ]; then
+    copyCase "$plugin" "$direct"
+    sed -i '/^\s*p\(Final\)\?\s*$/,/}/ { /preconditioner/d; s/^\(\s*solver\s\+\)\S\+\s*;/\1LDLTGPU;/ }' \
+        "$direct/system/fvSolution"
+    [ "$(grep -cE '^\s*solver\s+LDLTGPU\s*;' "$direct/system/fvSolution")" -eq 2 ] \
+        || { echo "FAIL: could not set LDLTGPU in $direct/system/fvSolution" >&2; exit 1; }
+    sed -i 's/^DebugSwitches { gpuLduSolver 1; }/DebugSwitches { gpuLduSolver 1; LDLTGPU 1; }/' "$direct/system/controlDict"
+    runIcoFoam "$direct" "LDLTGPU executor $executor"
+fi
+
 # native GAMG for p, OpenFOAM's other choice: the same mesh, dictionaries and tolerances
 gamg=$work/gamg
 copyCase "$native" "$gamg"
@@ -334,6 +349,22 @@ gamgTable=$(
 )
 table="$table
 $gamgTable"
+if [ -f "$direct/log.icoFoam" ]; then
+    read -r xS xI xT _ _ _ xW _ < <(summary "$direct")
+    # per solve: "LDLTGPU: p: N refinement steps, F factorisations, direct solves D ms, whole solve W ms"
+    directLine=$(sed -n 's/^LDLTGPU: p: \(\S*\) refinement steps, \(\S*\) factorisations, direct solves \(\S*\) ms, whole solve \(\S*\) ms.*/\2 \4/p' \
+        "$direct/log.icoFoam" | awk -v S="$xS" -v I="$xI" -v T="$xT" -v W="$xW" -v e="$executor" -v pc="$precond" \
+            -v pPS="$(awk -v t="$pT" -v s="$pS" 'BEGIN { print s ? 1000*t/s : 0 }')" -v gPS="$gPS" '
+        function ratio(a, b) { return b > 0 ? sprintf("%.2f", a/b) : "-" }
+        { if ($1 > 0) { nf++; tf += $2 } else { nr++; tr += $2 } }
+        END {
+            printf "LDLTGPU executor %s (p and pFinal): %d p solves, %d refinement steps, %.5g ms per p-solve (PCGGPU+%s/LDLTGPU %s, native GAMG/LDLTGPU %s); " \
+                   "%d solves factored (%.5g ms each, the first with the symbolic analysis), %d with the factor reused (%.4g ms each: PCGGPU+%s/reused %s); icoFoam wall %.4g s\n", \
+                e, S, I, 1000*T/S, pc, ratio(pPS, 1000*T/S), ratio(gPS, 1000*T/S), nf, nf ? tf/nf : 0, nr, nr ? tr/nr : 0, pc, ratio(pPS, nr ? tr/nr : 0), W
+        }')
+    table="$table
+$directLine"
+fi
 echo "$table"
 if [ -n "${OUT:-}" ]; then
     mkdir -p "$OUT"

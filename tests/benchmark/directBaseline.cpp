@@ -154,38 +154,40 @@ int cholmodRun(const Csc& lower, const Csc& full, bool metis, const std::vector<
 
 int umfpackRun(const Csc& full, bool metis, const std::vector<double>& b)
 {
+    // the long-index interface: the LU of a 3-D mesh outgrows int indices from about 80^3 rows
+    const std::vector<SuiteSparse_long> start(full.start.begin(), full.start.end());
+    const std::vector<SuiteSparse_long> rows(full.rows.begin(), full.rows.end());
     double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
-    umfpack_di_defaults(control);
+    umfpack_dl_defaults(control);
     control[UMFPACK_ORDERING] = metis ? UMFPACK_ORDERING_METIS : UMFPACK_ORDERING_AMD;
     void* symbolicObj = nullptr;
     void* numericObj = nullptr;
     auto t = Clock::now();
-    int status = umfpack_di_symbolic(full.n, full.n, full.start.data(), full.rows.data(), full.values.data(),
-                                     &symbolicObj, control, info);
+    SuiteSparse_long status = umfpack_dl_symbolic(full.n, full.n, start.data(), rows.data(), full.values.data(),
+                                                  &symbolicObj, control, info);
     const double symbolic = msSince(t);
     if (status != UMFPACK_OK)
     {
-        std::printf("failed           UMFPACK symbolic (status %d)\n", status);
+        std::printf("failed           UMFPACK symbolic (status %ld)\n", long(status));
         return 1;
     }
     t = Clock::now();
-    status = umfpack_di_numeric(full.start.data(), full.rows.data(), full.values.data(), symbolicObj, &numericObj,
-                                control, info);
+    status = umfpack_dl_numeric(start.data(), rows.data(), full.values.data(), symbolicObj, &numericObj, control, info);
     const double numeric = msSince(t);
     if (status != UMFPACK_OK)
     {
-        std::printf("failed           UMFPACK numeric (status %d)\n", status);
+        std::printf("failed           UMFPACK numeric (status %ld)\n", long(status));
         return 1;
     }
     std::vector<double> x(full.n);
     t = Clock::now();
-    umfpack_di_solve(UMFPACK_A, full.start.data(), full.rows.data(), full.values.data(), x.data(), b.data(),
-                     numericObj, control, info);
+    umfpack_dl_solve(UMFPACK_A, start.data(), rows.data(), full.values.data(), x.data(), b.data(), numericObj,
+                     control, info);
     const double solve = msSince(t);
     report(symbolic, numeric, solve, info[UMFPACK_LNZ] + full.n, info[UMFPACK_FLOPS],
            relativeResidual(full, x, b));
-    umfpack_di_free_symbolic(&symbolicObj);
-    umfpack_di_free_numeric(&numericObj);
+    umfpack_dl_free_symbolic(&symbolicObj);
+    umfpack_dl_free_numeric(&numericObj);
     return 0;
 }
 

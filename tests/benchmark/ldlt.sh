@@ -121,7 +121,7 @@ table="$table
 
 speed-ups of LDLT-$first (baseline time / ours):
 $speedups
-$(date -u +%FT%TZ), $(hostname), $(nproc) cores$(nvidia-smi -L 2>/dev/null | head -n 1 | sed 's/^/, /'), ordering $ordering, BLAS of the baselines: $(ldd "$baseline" 2>/dev/null | awk '/libblas/ { print $3 }'), OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
+$(date -u +%FT%TZ), $(hostname), $(nproc --all) cores$(nvidia-smi -L 2>/dev/null | head -n 1 | sed 's/^/, /'), ordering $ordering, BLAS of the baselines: $(ldd "$baseline" 2>/dev/null | awk '/libblas/ { print $3 }'), OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
 echo "$table"
 [ -n "${OUT:-}" ] && echo "$table" > "$OUT/ldlt.txt"
 rm -rf "$work"
