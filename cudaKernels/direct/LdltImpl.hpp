@@ -238,6 +238,8 @@ struct LdltForwardFront
     const int* nodes;
     double* y;
     double* u;
+    //- Only the children's update vectors (the dense part by the BLAS: a long supernode)
+    bool childrenOnly;
 
     template<class Team>
     GPULDU_HD void operator()(int t, const Team& team) const
@@ -273,7 +275,7 @@ struct LdltForwardFront
             }
             team.sync();
         }
-        for (int c = 0; c < k; ++c)
+        for (int c = 0; c < k && !childrenOnly; ++c)
         {
             const double yc = y[f + c];
             for (int i = c + 1 + team.lane(); i < m; i += team.size())
@@ -412,6 +414,9 @@ class LdltSolverImpl : public LdltSolver
     //- The panel width of a large front
     static constexpr int panel = 128;
 
+    //- Supernodes of more columns than this are solved through the BLAS (trsv, gemv)
+    static constexpr int longSupernode = 32;
+
     SymbolicLdlt s_;
     LdltAnalysis analysis_;
     bool factored_ = false;
@@ -426,6 +431,8 @@ class LdltSolverImpl : public LdltSolver
     //  [smallEnd .. levelStart + 1)), and the extend-add rounds (teams of round r of level l:
     //  [rounds_[l][r], rounds_[l][r + 1]))
     std::vector<int> smallEnd_, hostNodes_;
+    //- The same for the solves: per level the supernodes of a team, then the long ones
+    std::vector<int> solveTeamEnd_, hostSolveNodes_;
     std::vector<std::vector<long>> rounds_;
 
     //- On the backend: the supernodal structure, the fronts of each level, the extend-add teams,
@@ -434,7 +441,8 @@ class LdltSolverImpl : public LdltSolver
     Vector<int> superFirst_, superRows_, superParent_, relIndex_, childStart_, children_, nodes_;
     Vector<long> superRowStart_, valueStart_, updateStart_, vectorStart_, diagPos_, slotPos_d_;
     Vector<int> eaChild_, eaColumn_, flag_, perm_;
-    Vector<double> values_, update_, updateVector_, panelW_, D_, slots_;
+    Vector<int> solveNodes_;
+    Vector<double> values_, update_, updateVector_, panelW_, D_, slots_, gathered_;
     Vector<int> csrStart_, csrCol_;
     Vector<double> csrVal_;
     Vector<double> x_, b_, r_, y_;
@@ -457,21 +465,54 @@ class LdltSolverImpl : public LdltSolver
     //- The large front at nodes_[q], panel by panel
     void factorLarge(int q, double floor);
 
-    //- y = C^-1 y (C's order)
+    //- y = C^-1 y (C's order), level by level: supernodes of up to longSupernode columns by a
+    //  team each (one launch per level), longer ones (their chain of columns would serialise a
+    //  team) through the BLAS: trsv with L11, gemv with L21
     void solvePermuted(double* y)
     {
-        const int* nodes = ptr(nodes_);
+        const int* nodes = ptr(solveNodes_);
+        double* u = ptr(updateVector_);
+        const auto forward = [&](int begin, int end, bool childrenOnly)
+        {
+            B::forEachTeam(begin, end, team, detail::LdltForwardFront{
+                fronts(), ptr(vectorStart_), ptr(relIndex_), ptr(childStart_), ptr(children_), nodes, y, u,
+                childrenOnly});
+        };
         for (int l = 0; l < s_.nLevels(); ++l)
         {
-            B::forEachTeam(s_.levelStart[l], s_.levelStart[l + 1], team, detail::LdltForwardFront{
-                fronts(), ptr(vectorStart_), ptr(relIndex_), ptr(childStart_), ptr(children_), nodes, y,
-                ptr(updateVector_)});
+            forward(s_.levelStart[l], solveTeamEnd_[l], false);
+            for (int q = solveTeamEnd_[l]; q < s_.levelStart[l + 1]; ++q)
+            {
+                const int sn = hostSolveNodes_[q];
+                const int f = s_.superFirst[sn], k = s_.cols(sn), m = s_.rows(sn);
+                const double* L = ptr(values_) + s_.valueStart[sn];
+                forward(q, q + 1, true);
+                B::solveUnitLowerVector(k, L, m, y + f, false);
+                if (m > k)
+                {
+                    B::subtractMatrixVector(m - k, k, L + k, m, y + f, u + s_.vectorStart[sn], false);
+                }
+            }
         }
         forEach<B>(0, s_.n, detail::LdltDiagonal{ptr(D_), y});
         for (int l = s_.nLevels() - 1; l >= 0; --l)
         {
-            B::forEachTeam(s_.levelStart[l], s_.levelStart[l + 1], team, detail::LdltBackwardFront{
+            B::forEachTeam(s_.levelStart[l], solveTeamEnd_[l], team, detail::LdltBackwardFront{
                 fronts(), ptr(superRows_), nodes, y});
+            for (int q = solveTeamEnd_[l]; q < s_.levelStart[l + 1]; ++q)
+            {
+                const int sn = hostSolveNodes_[q];
+                const int f = s_.superFirst[sn], k = s_.cols(sn), m = s_.rows(sn);
+                const double* L = ptr(values_) + s_.valueStart[sn];
+                if (m > k)
+                {
+                    // w_s -= L21^T w_R, the rows R beyond s gathered
+                    forEach<B>(0, m - k, detail::Gather<double>{
+                        ptr(superRows_) + s_.superRowStart[sn] + k, y, ptr(gathered_)});
+                    B::subtractMatrixVector(m - k, k, L + k, m, ptr(gathered_), y + f, true);
+                }
+                B::solveUnitLowerVector(k, L, m, y + f, true);
+            }
         }
     }
 
@@ -704,6 +745,23 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
             rounds_[l].push_back(long(eaChild.size()));
         }
     }
+    std::vector<int> solveNodes;
+    solveTeamEnd_.resize(s_.nLevels());
+    long longestBelow = 0;
+    for (int l = 0; l < s_.nLevels(); ++l)
+    {
+        std::vector<int> level(s_.levelNodes.begin() + s_.levelStart[l], s_.levelNodes.begin() + s_.levelStart[l + 1]);
+        const auto longOnes = std::stable_partition(level.begin(), level.end(), [&](int sn)
+        {
+            return s_.cols(sn) <= longSupernode;
+        });
+        solveTeamEnd_[l] = s_.levelStart[l] + int(longOnes - level.begin());
+        for (auto it = longOnes; it != level.end(); ++it)
+        {
+            longestBelow = std::max(longestBelow, long(s_.rows(*it) - s_.cols(*it)));
+        }
+        solveNodes.insert(solveNodes.end(), level.begin(), level.end());
+    }
     std::vector<long> diagPos(n);
     for (int j = 0; j < n; ++j)
     {
@@ -729,6 +787,9 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     upload(vectorStart_, s_.vectorStart);
     upload(nodes_, nodes);
     hostNodes_ = nodes;
+    upload(solveNodes_, solveNodes);
+    hostSolveNodes_ = solveNodes;
+    gathered_.resize(longestBelow);
     upload(eaChild_, eaChild);
     upload(eaColumn_, eaColumn);
     upload(diagPos_, diagPos);

@@ -246,9 +246,10 @@ TYPED_TEST(LdltTest, StaticPivotingIsCountedAndRefined)
     EXPECT_GT(r.initialResidual, 1e-12);
 }
 
-//- The GPU's factor and plain solve are the CPU's: bit for bit where every front is small (one
-//  team per front, every sum in a fixed order), to rounding where large fronts go through the
-//  dense BLAS (cuBLAS and the host's BLAS round differently)
+//- The GPU's factor and plain solve are the CPU's: bit for bit where every front is small and
+//  every supernode short (one team per front, every sum in a fixed order), to rounding where
+//  large fronts and long supernodes go through the dense BLAS (cuBLAS and the host's BLAS round
+//  differently)
 TYPED_TEST(LdltTest, FactorAndSolveAreTheCpus)
 {
     for (const std::string name : {"nos4.mtx.gz", "bcsstk13.mtx.gz"})
@@ -265,14 +266,16 @@ TYPED_TEST(LdltTest, FactorAndSolveAreTheCpus)
         solver.solve(b.data(), x.data(), 0, 0);
         reference.solve(b.data(), y.data(), 0, 0);
         const SymbolicLdlt& s = solver.symbolic();
-        int largest = 0;
+        int largest = 0, longest = 0;
         for (int sn = 0; sn < s.nSupernodes(); ++sn)
         {
             largest = std::max(largest, s.rows(sn));
+            longest = std::max(longest, s.cols(sn));
         }
         if (name == std::string("nos4.mtx.gz"))
         {
-            ASSERT_LE(largest, 128);   // small fronts only: the same bits
+            ASSERT_LE(largest, 128);   // small fronts only, short supernodes: the same bits
+            ASSERT_LE(longest, 32);
             EXPECT_EQ(mine, theirs);
             EXPECT_EQ(x, y);
             continue;
@@ -300,7 +303,7 @@ TYPED_TEST(LdltTest, FactorAndSolveAreTheCpus)
 
 //- The backend's dense blocks (cuBLAS on the GPU, BLAS on the host) against plain loops: the
 //  product C -= A B^T in full and lower-only (the upper triangle left exactly as it was: the update
-//  matrices' arena relies on it), and X = X L^-T
+//  matrices' arena relies on it), y -= A x and A^T x, x = L^-1 x and L^-T x, and X = X L^-T
 TYPED_TEST(LdltTest, DenseBlocksAreTheReference)
 {
     using B = TypeParam;
@@ -345,6 +348,27 @@ TYPED_TEST(LdltTest, DenseBlocksAreTheReference)
             }
         }
     }
+    // y -= A x and y -= A^T x, against loops
+    for (bool transposed : {false, true})
+    {
+        const int rows = transposed ? k : m, inner = transposed ? m : k;
+        std::vector<double> x(inner), y(rows);
+        for (double& v : x) v = u(gen);
+        for (double& v : y) v = u(gen);
+        typename B::template Vector<double> dx(x.begin(), x.end()), dy(y.begin(), y.end());
+        B::subtractMatrixVector(m, k, ptr(da), ld, ptr(dx), ptr(dy), transposed);
+        std::vector<double> mine(rows);
+        B::download(mine.data(), ptr(dy), rows);
+        for (int i = 0; i < rows; ++i)
+        {
+            double want = y[i];
+            for (int q = 0; q < inner; ++q)
+            {
+                want -= transposed ? a[std::size_t(i)*ld + q]*x[q] : a[std::size_t(q)*ld + i]*x[q];
+            }
+            ASSERT_NEAR(mine[i], want, 1e-12) << (transposed ? "A^T x" : "A x") << " row " << i;
+        }
+    }
     // X (m x k) = X L^-T with L k x k unit lower (diagonal and upper part garbage: not read)
     std::vector<double> l(std::size_t(ld)*k);
     for (int j = 0; j < k; ++j)
@@ -358,6 +382,28 @@ TYPED_TEST(LdltTest, DenseBlocksAreTheReference)
     B::solveUnitLowerTransposedRight(m, k, ptr(dl), ld, ptr(dx), ld);
     std::vector<double> x(a.size());
     B::download(x.data(), ptr(dx), x.size());
+    // x = L^-1 x and L^-T x: L x and L^T x give back the right-hand side
+    for (bool transposed : {false, true})
+    {
+        std::vector<double> rhs(k);
+        for (double& v : rhs) v = u(gen);
+        typename B::template Vector<double> dv(rhs.begin(), rhs.end());
+        B::solveUnitLowerVector(k, ptr(dl), ld, ptr(dv), transposed);
+        std::vector<double> v(k);
+        B::download(v.data(), ptr(dv), k);
+        for (int i = 0; i < k; ++i)
+        {
+            double sum = v[i];
+            for (int q = 0; q < k; ++q)
+            {
+                if (transposed ? q > i : q < i)
+                {
+                    sum += (transposed ? l[std::size_t(i)*ld + q] : l[std::size_t(q)*ld + i])*v[q];
+                }
+            }
+            ASSERT_NEAR(sum, rhs[i], 1e-12) << (transposed ? "L^T" : "L") << " row " << i;
+        }
+    }
     // X L^T must give back the right-hand side
     for (int i = 0; i < m; ++i)
     {

@@ -51,6 +51,17 @@ void CpuBackend::solveUnitLowerTransposedRight(int m, int n, const double* L, in
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m, n, 1.0, L, ldl, X, ldx);
 }
 
+void CpuBackend::solveUnitLowerVector(int n, const double* L, int ldl, double* x, bool transposed)
+{
+    cblas_dtrsv(CblasColMajor, CblasLower, transposed ? CblasTrans : CblasNoTrans, CblasUnit, n, L, ldl, x, 1);
+}
+
+void CpuBackend::subtractMatrixVector(int m, int n, const double* A, int lda, const double* x, double* y,
+                                      bool transposed)
+{
+    cblas_dgemv(CblasColMajor, transposed ? CblasTrans : CblasNoTrans, m, n, -1.0, A, lda, x, 1, 1.0, y, 1);
+}
+
 double CpuBackend::availableMemory()
 {
     return double(sysconf(_SC_AVPHYS_PAGES))*double(sysconf(_SC_PAGESIZE));

@@ -80,6 +80,20 @@ void GpuBackend::solveUnitLowerTransposedRight(int m, int n, const double* L, in
                             CUBLAS_DIAG_UNIT, m, n, &one, L, ldl, X, ldx), "cublasDtrsm");
 }
 
+void GpuBackend::solveUnitLowerVector(int n, const double* L, int ldl, double* x, bool transposed)
+{
+    cublasCheck(cublasDtrsv(blasHandle(), CUBLAS_FILL_MODE_LOWER, transposed ? CUBLAS_OP_T : CUBLAS_OP_N,
+                            CUBLAS_DIAG_UNIT, n, L, ldl, x, 1), "cublasDtrsv");
+}
+
+void GpuBackend::subtractMatrixVector(int m, int n, const double* A, int lda, const double* x, double* y,
+                                      bool transposed)
+{
+    const double minusOne = -1, one = 1;
+    cublasCheck(cublasDgemv(blasHandle(), transposed ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, &minusOne, A, lda, x, 1,
+                            &one, y, 1), "cublasDgemv");
+}
+
 double GpuBackend::availableMemory()
 {
     std::size_t free = 0, total = 0;

@@ -146,6 +146,13 @@ struct GpuBackend
     //- X = X L^-T with X m x n and L n x n unit lower triangular (its upper part not read)
     static void solveUnitLowerTransposedRight(int m, int n, const double* L, int ldl, double* X, int ldx);
 
+    //- x = L^-1 x, or L^-T x (transposed), with L n x n unit lower triangular
+    static void solveUnitLowerVector(int n, const double* L, int ldl, double* x, bool transposed);
+
+    //- y -= A x with A m x n, or y -= A^T x (transposed: x of m, y of n)
+    static void subtractMatrixVector(int m, int n, const double* A, int lda, const double* x, double* y,
+                                     bool transposed);
+
     //- The bytes an allocation may take now on this backend
     static double availableMemory();
 
