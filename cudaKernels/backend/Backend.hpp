@@ -10,6 +10,9 @@
 //   B::sweep(s, f)        a level-scheduled sweep: f(k) for the positions of each level, level
 //                         after level (sweep/LevelSchedule.hpp)
 //   B::upload, download   set-up transfers between host and backend arrays
+//   B::subtractProductNT, solveUnitLowerTransposedRight, solveUnitLowerVector,
+//   subtractMatrixVector  dense blocks of the direct solver (cuBLAS / the host's BLAS)
+//   B::availableMemory()  what an allocation may take (checked before the direct solver's)
 //   B::synchronize()      wait for the backend's queue
 //   B::Workspace          what a solve repeats: sums (kept on the backend or brought to the
 //                         host) and value transfers

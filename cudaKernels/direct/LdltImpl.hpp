@@ -620,7 +620,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
                     + orderingName(ordering) + ") needs " + std::to_string(long(bytes/1048576)) + " MiB ("
                     + std::to_string(long(8.0*s_.valueStart[ns]/1048576)) + " MiB of L, "
                     + std::to_string(long(8.0*s_.updateArena/1048576)) + " MiB of update matrices), "
-                    + std::to_string(long(available/1048576)) + " MiB are free on the "
+                    + std::to_string(long(available/1048576)) + " MiB are available on the "
                     + executorName(B::executor) + " executor: try the METIS ordering, another executor, "
                     "or an iterative solver");
     }

@@ -64,7 +64,9 @@ void CpuBackend::subtractMatrixVector(int m, int n, const double* A, int lda, co
 
 double CpuBackend::availableMemory()
 {
-    return double(sysconf(_SC_AVPHYS_PAGES))*double(sysconf(_SC_PAGESIZE));
+    // the machine's memory: Linux counts its page cache as used, so "free" would refuse
+    // factors that fit
+    return double(sysconf(_SC_PHYS_PAGES))*double(sysconf(_SC_PAGESIZE));
 }
 
 } // namespace gpuLdu
