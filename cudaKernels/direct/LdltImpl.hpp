@@ -14,7 +14,8 @@
 // all fronts of a level in one launch (LdltFactorFront: the rank-one updates of each pivot in
 // turn). Large fronts: panels of `panel` columns, the panel's diagonal block by one team, then
 // the dense BLAS (trsm for L21 D, gemm and syrk-like products for the trailing part: cuBLAS on the
-// GPU, BLAS on the host). A pivot below the floor (1e-10 x max|S A S|) is replaced by
+// GPU, BLAS on the host); the large fronts of a level on the GPU's side streams, so that they
+// overlap. A pivot below the floor (1e-10 x max|S A S|) is replaced by
 // +-floor (static pivoting) and counted; the refinement of the solve makes up for it.
 //
 // The forward solve runs the same tree bottom-up with vectors instead of matrices: each
@@ -431,6 +432,8 @@ class LdltSolverImpl : public LdltSolver
     //  [smallEnd .. levelStart + 1)), and the extend-add rounds (teams of round r of level l:
     //  [rounds_[l][r], rounds_[l][r + 1]))
     std::vector<int> smallEnd_, hostNodes_;
+    //- The rows of the largest large front (a panel workspace per side stream: rows x panel)
+    long panelRows_ = 0;
     //- The same for the solves: per level the supernodes of a team, then the long ones
     std::vector<int> solveTeamEnd_, hostSolveNodes_;
     std::vector<std::vector<long>> rounds_;
@@ -611,7 +614,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
             panelRows = std::max(panelRows, long(s_.rows(sn)));
         }
     }
-    const double bytes = 8.0*(s_.valueStart[ns] + s_.updateArena + panelRows*panel)
+    const double bytes = 8.0*(s_.valueStart[ns] + s_.updateArena + panelRows*panel*B::sideStreams)
         + 4.0*s_.superRows.size()*2 + 8.0*s_.vectorStart[ns] + 60.0*n + 24.0*s_.nnzALower;
     const double available = B::availableMemory();
     if (bytes > 0.9*available)
@@ -800,7 +803,8 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     values_.resize(s_.valueStart[ns]);
     update_.resize(s_.updateArena);
     updateVector_.resize(s_.vectorStart[ns]);
-    panelW_.resize(panelRows*panel);
+    panelRows_ = panelRows;
+    panelW_.resize(panelRows*panel*B::sideStreams);
     slots_.resize(slotPos_.size());
     csrVal_.resize(col.size());
     flag_.resize(n);
@@ -832,7 +836,7 @@ void LdltSolverImpl<B>::factorLarge(int q, double floor)
     const int m = s_.rows(sn), k = s_.cols(sn);
     double* F = ptr(values_) + s_.valueStart[sn];
     double* U = ptr(update_) + s_.updateStart[sn];
-    double* W = ptr(panelW_);
+    double* W = ptr(panelW_) + long(q%B::sideStreams)*panelRows_*panel;
     for (int p = 0; p < k; p += panel)
     {
         // the panel's diagonal block F11 = L11 D1 L11^T, by one team
@@ -931,8 +935,18 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
         }
         B::forEachTeam(s_.levelStart[l], smallEnd_[l], team, detail::LdltFactorFront{
             fronts(), ptr(nodes_), ptr(flag_), stats.pivotFloor, 0, -1, -1});
+        // the large fronts of the level one after another from here, each on a side stream of
+        // its own turn (its own panel workspace): independent fronts overlap on the device
+        struct BackToDefault
+        {
+            ~BackToDefault()
+            {
+                B::useDefaultStream();
+            }
+        } backToDefault;
         for (int q = smallEnd_[l]; q < s_.levelStart[l + 1]; ++q)
         {
+            B::useSideStream(q);
             factorLarge(q, stats.pivotFloor);
         }
     }

@@ -92,6 +92,13 @@ struct CpuBackend
     static void synchronize()
     {}
 
+    //- One queue on the host (the GPU backend's side streams: GpuBackend::useSideStream)
+    static constexpr int sideStreams = 1;
+    static void useSideStream(int)
+    {}
+    static void useDefaultStream()
+    {}
+
     //- Dense blocks (column-major, leading dimensions ld*), for the direct solver's fronts:
     //  C -= A B^T with C m x n, A m x k, B n x k; lowerOnly (m == n): only C's lower triangle
     //  is wanted (the rest may be left as it was or not)

@@ -38,7 +38,7 @@ void cublasCheck(cublasStatus_t status, const char* call)
     }
 }
 
-//- The thread's cuBLAS handle for the current device, on the default stream (the kernels' queue)
+//- The thread's cuBLAS handle for the current device, on the kernels' current stream
 cublasHandle_t blasHandle()
 {
     thread_local std::vector<cublasHandle_t> handles;
@@ -52,10 +52,48 @@ cublasHandle_t blasHandle()
     {
         cublasCheck(cublasCreate(&handles[device]), "cublasCreate");
     }
+    cublasCheck(cublasSetStream(handles[device], GpuBackend::stream()), "cublasSetStream");
     return handles[device];
 }
 
+//- The thread's side streams of the current device (created on first use)
+cudaStream_t sideStream(int i)
+{
+    thread_local std::vector<std::vector<cudaStream_t>> streams;
+    int device = 0;
+    GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+    if (int(streams.size()) <= device)
+    {
+        streams.resize(device + 1);
+    }
+    if (streams[device].empty())
+    {
+        streams[device].resize(GpuBackend::sideStreams);
+        for (cudaStream_t& s : streams[device])
+        {
+            GPULDU_CUDA_CHECK(cudaStreamCreate(&s));
+        }
+    }
+    return streams[device][i % GpuBackend::sideStreams];
+}
+
 } // namespace
+
+cudaStream_t& GpuBackend::stream()
+{
+    thread_local cudaStream_t current = nullptr;
+    return current;
+}
+
+void GpuBackend::useSideStream(int i)
+{
+    stream() = sideStream(i);
+}
+
+void GpuBackend::useDefaultStream()
+{
+    stream() = nullptr;
+}
 
 void GpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda, const double* B, int ldb,
                                    double* C, int ldc, bool lowerOnly)

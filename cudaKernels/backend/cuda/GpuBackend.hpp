@@ -98,7 +98,7 @@ struct GpuBackend
     {
         constexpr int block = 256;
         const int blocks = (end - begin + block - 1)/block;
-        forEachKernel<<<blocks, block>>>(begin, end, f);
+        forEachKernel<<<blocks, block, 0, stream()>>>(begin, end, f);
         GPULDU_CUDA_CHECK(cudaGetLastError());
     }
 
@@ -109,7 +109,7 @@ struct GpuBackend
     {
         if (end > begin)
         {
-            forEachTeamKernel<<<end - begin, team>>>(begin, f);
+            forEachTeamKernel<<<end - begin, team, 0, stream()>>>(begin, f);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
     }
@@ -136,6 +136,15 @@ struct GpuBackend
     {
         GPULDU_CUDA_CHECK(cudaDeviceSynchronize());
     }
+
+    //- The queue of forEach, forEachTeam and the dense blocks: the default (legacy) stream, or
+    //  after useSideStream(i) side stream i (of sideStreams, blocking ones: their work may
+    //  overlap one another's, the default stream's later work waits for all of it and it for
+    //  the default stream's earlier work), until useDefaultStream()
+    static constexpr int sideStreams = 8;
+    static void useSideStream(int i);
+    static void useDefaultStream();
+    static cudaStream_t& stream();
 
     //- Dense blocks (column-major, leading dimensions ld*), for the direct solver's fronts:
     //  C -= A B^T with C m x n, A m x k, B n x k; lowerOnly (m == n): only C's lower triangle
