@@ -541,7 +541,9 @@ class LdltSolverImpl : public LdltSolver
     }
 
 public:
-    LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering);
+    //- The symbolic analysis and the backend's arrays; memory: the bytes the factorisation may
+    //  take (< 0: what the backend has, B::availableMemory; a limit for the tests)
+    LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering, double memory = -1);
 
     Executor executor() const override
     {
@@ -587,7 +589,7 @@ public:
 
 
 template<class B>
-LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering)
+LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering, double memory)
 {
     const auto begin = Clock::now();
     const int n = lower.n;
@@ -616,7 +618,7 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     }
     const double bytes = 8.0*(s_.valueStart[ns] + s_.updateArena + panelRows*panel*B::sideStreams)
         + 4.0*s_.superRows.size()*2 + 8.0*s_.vectorStart[ns] + 60.0*n + 24.0*s_.nnzALower;
-    const double available = B::availableMemory();
+    const double available = memory < 0 ? B::availableMemory() : memory;
     if (bytes > 0.9*available)
     {
         throw Error("gpuLdu: LDL^T: the factorisation of " + std::to_string(n) + " rows ("

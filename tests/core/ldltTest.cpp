@@ -420,7 +420,8 @@ TYPED_TEST(LdltTest, DenseBlocksAreTheReference)
 }
 
 //- Bad input: an entry above the diagonal, a non-finite value, all zeros, a solve before a factor:
-//  errors; a singular matrix: a counted static pivot and a solve that does not converge
+//  errors; a singular matrix: a counted static pivot and a solve that does not converge; a
+//  factorisation over the memory: refused before allocating
 TYPED_TEST(LdltTest, RejectsBadInput)
 {
     Lower a = fromProblem(poisson3D(3, 3, 1, 5, -1));
@@ -446,6 +447,25 @@ TYPED_TEST(LdltTest, RejectsBadInput)
     EXPECT_FALSE(s2.solve(b2.data(), x2.data(), 1e-12, 5).converged);
     solver.factor(a.values.data());
     EXPECT_NO_THROW(solver.solve(b.data(), x.data(), 1e-12, 1));
+
+    // a factorisation that would not fit: refused before anything is allocated, saying how much
+    // it needs, how much there is and what to do
+    const Lower big = fromProblem(poisson3D(10, 9, 8, 11, -1));
+    const double needed = LdltSolverImpl<TypeParam>(big.pattern(), LdltOrdering::metis).analysis().deviceBytes;
+    ASSERT_GT(needed, 0);
+    try
+    {
+        LdltSolverImpl<TypeParam>(big.pattern(), LdltOrdering::metis, needed/2);
+        ADD_FAILURE() << "no error for a factorisation over the memory";
+    }
+    catch (const Error& e)
+    {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("needs"), std::string::npos) << what;
+        EXPECT_NE(what.find("MiB of L"), std::string::npos) << what;
+        EXPECT_NE(what.find("try the METIS ordering"), std::string::npos) << what;
+    }
+    EXPECT_NO_THROW(LdltSolverImpl<TypeParam>(big.pattern(), LdltOrdering::metis, 2*needed));
 }
 
 } // namespace gpuLdu::test
