@@ -720,11 +720,11 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
         const auto first = s_.levelNodes.begin() + s_.levelStart[l];
         const auto last = s_.levelNodes.begin() + s_.levelStart[l + 1];
         std::vector<int> level(first, last);
-        std::stable_partition(level.begin(), level.end(), [&](int sn) { return s_.rows(sn) <= smallFront; });
-        smallEnd_[l] = s_.levelStart[l] + int(std::count_if(level.begin(), level.end(), [&](int sn)
+        const auto large = std::stable_partition(level.begin(), level.end(), [&](int sn)
         {
             return s_.rows(sn) <= smallFront;
-        }));
+        });
+        smallEnd_[l] = s_.levelStart[l] + int(large - level.begin());
         nodes.insert(nodes.end(), level.begin(), level.end());
         rounds_[l].push_back(long(eaChild.size()));
         for (int r = 0;; ++r)
