@@ -79,11 +79,11 @@ struct Copy
     }
 };
 
-//- to[k] = from[index[k]]
-template<class T>
+//- to[k] = from[index[k]] (Index: int, or long for arrays over 2^31 entries)
+template<class T, class Index = int>
 struct Gather
 {
-    const int* index;
+    const Index* index;
     const T* from;
     T* to;
 
@@ -94,10 +94,10 @@ struct Gather
 };
 
 //- to[index[k]] = from[k]
-template<class T>
+template<class T, class Index = int>
 struct Scatter
 {
-    const int* index;
+    const Index* index;
     const T* from;
     T* to;
 

@@ -200,32 +200,6 @@ struct LdltPanelScale
     }
 };
 
-//- to[pos[k]] = from[k] (distinct positions)
-struct LdltScatter
-{
-    const long* pos;
-    const double* from;
-    double* to;
-
-    GPULDU_HD void operator()(int k) const
-    {
-        to[pos[k]] = from[k];
-    }
-};
-
-//- D[j] = the diagonal of L's blocks (position diagPos[j])
-struct LdltDiagonalOf
-{
-    const long* diagPos;
-    const double* values;
-    double* D;
-
-    GPULDU_HD void operator()(int j) const
-    {
-        D[j] = values[diagPos[j]];
-    }
-};
-
 //- The forward solve L y = y of the front of nodes[t] by a team: its children's update vectors
 //  added (children in order), then for each pivot c, y_c final: y_i -= L(i, c) y_c for the rows
 //  below, into y for s's own columns and into s's update vector u_s for the rows beyond
@@ -926,7 +900,7 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
     B::upload(ptr(csrVal_), hostCsr_.data(), hostCsr_.size());
     thrust::fill_n(B::policy(), values_.begin(), values_.size(), 0.0);
     thrust::fill_n(B::policy(), update_.begin(), update_.size(), 0.0);
-    forEach<B>(0, int(slotPos_.size()), detail::LdltScatter{ptr(slotPos_d_), ptr(slots_), ptr(values_)});
+    forEach<B>(0, int(slotPos_.size()), detail::Scatter<double, long>{ptr(slotPos_d_), ptr(slots_), ptr(values_)});
 
     for (int l = 0; l < s_.nLevels(); ++l)
     {
@@ -952,7 +926,7 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
             factorLarge(q, stats.pivotFloor);
         }
     }
-    forEach<B>(0, n, detail::LdltDiagonalOf{ptr(diagPos_), ptr(values_), ptr(D_)});
+    forEach<B>(0, n, detail::Gather<double, long>{ptr(diagPos_), ptr(values_), ptr(D_)});
     std::vector<int> flags(n);
     B::download(flags.data(), ptr(flag_), n);
     for (int j = 0; j < n; ++j)
