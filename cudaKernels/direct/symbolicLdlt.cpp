@@ -228,6 +228,33 @@ std::string orderingName(LdltOrdering ordering)
     return "unknown";
 }
 
+std::vector<std::string> orderingNames()
+{
+    return {orderingName(LdltOrdering::amd), orderingName(LdltOrdering::metis), orderingName(LdltOrdering::natural)};
+}
+
+LdltOrdering orderingFromName(const std::string& name)
+{
+    for (const LdltOrdering o : {LdltOrdering::amd, LdltOrdering::metis, LdltOrdering::natural})
+    {
+        if (name == orderingName(o))
+        {
+            return o;
+        }
+    }
+    std::string valid;
+    for (const std::string& n : orderingNames())
+    {
+        valid += " " + n;
+    }
+    throw Error("Unknown ordering " + name + "; valid orderings are :" + valid);
+}
+
+LdltOrdering autoOrdering(int n)
+{
+    return n < 5000 ? LdltOrdering::amd : LdltOrdering::metis;
+}
+
 SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering, bool relax)
 {
     const int n = a.n;

@@ -158,21 +158,17 @@ Options parseOptions(int argc, char* argv[])
         else if (arg == "-ordering")
         {
             const std::string name = value();
-            if (name == "AMD" || name == "amd")
+            if (name != "auto")
             {
-                o.ordering = LdltOrdering::amd;
-            }
-            else if (name == "METIS" || name == "metis")
-            {
-                o.ordering = LdltOrdering::metis;
-            }
-            else if (name == "natural")
-            {
-                o.ordering = LdltOrdering::natural;
-            }
-            else if (name != "auto")
-            {
-                throw Error("Unknown ordering " + name + "; valid orderings are : auto AMD METIS natural");
+                // the core's names, and here also their lower-case spellings amd and metis
+                const std::string core = name == "amd" ? "AMD" : name == "metis" ? "METIS" : name;
+                std::vector<std::string> valid = orderingNames();
+                if (std::find(valid.begin(), valid.end(), core) == valid.end())
+                {
+                    valid.insert(valid.begin(), "auto");
+                    throw Error("Unknown ordering " + name + "; valid orderings are : " + joined(valid));
+                }
+                o.ordering = orderingFromName(core);
             }
         }
         else if (arg == "-preconditioner")
@@ -346,7 +342,7 @@ void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const 
         rows[next[j]] = m.upper[f];
         values[next[j]++] = m.lowerCoeffs[f];
     }
-    const LdltOrdering ordering = o.ordering.value_or(n < 5000 ? LdltOrdering::amd : LdltOrdering::metis);
+    const LdltOrdering ordering = o.ordering.value_or(autoOrdering(n));
     const double tolerance = o.toleranceGiven ? o.controls.tolerance : 1e-12;
     const int maxRefinement = o.maxIterGiven ? o.controls.maxIter : 10;
 

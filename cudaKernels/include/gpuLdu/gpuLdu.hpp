@@ -520,6 +520,15 @@ enum class LdltOrdering
 
 std::string orderingName(LdltOrdering ordering);
 
+//- The orderings' names (orderingName of each), and the ordering of a name; throws Error
+//  listing the valid names for another
+std::vector<std::string> orderingNames();
+LdltOrdering orderingFromName(const std::string& name);
+
+//- The ordering "auto" picks for n rows: AMD below 5000 rows (cheap, and as good on small
+//  matrices), METIS nested dissection from there on (less fill, wider levels on meshes)
+LdltOrdering autoOrdering(int n);
+
 //- The structure of a symmetric matrix: n columns in compressed columns (colStart of size n + 1,
 //  the rows of each column). For the symbolic analysis either triangle or both, the diagonal
 //  optional; for a solver's values (makeLdltSolver) the lower triangle, rows >= the column,

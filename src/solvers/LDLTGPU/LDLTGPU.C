@@ -27,28 +27,20 @@ gpuLdu::LdltOrdering Foam::LDLTGPU::ordering(const label n) const
 {
     const word name = controlDict_.lookupOrDefault<word>("ordering", "auto");
 
-    // auto: the reference method's rule (and gpuLduSolve's default): minimum
-    // degree for small matrices, nested dissection from 5000 rows on
     if (name == "auto")
     {
-        return n < 5000 ? gpuLdu::LdltOrdering::amd : gpuLdu::LdltOrdering::metis;
+        return gpuLdu::autoOrdering(n);
     }
-    for
-    (
-        const gpuLdu::LdltOrdering o
-      : {
-            gpuLdu::LdltOrdering::amd,
-            gpuLdu::LdltOrdering::metis,
-            gpuLdu::LdltOrdering::natural
-        }
-    )
+    try
     {
-        if (name == word(gpuLdu::orderingName(o)))
-        {
-            return o;
-        }
+        return gpuLdu::orderingFromName(name);
     }
-    unknownKeyword("ordering", name, {"auto", "AMD", "METIS", "natural"});
+    catch (const gpuLdu::Error&)
+    {
+        std::vector<std::string> valid = gpuLdu::orderingNames();
+        valid.insert(valid.begin(), "auto");
+        unknownKeyword("ordering", name, valid);
+    }
     return gpuLdu::LdltOrdering::natural;
 }
 
