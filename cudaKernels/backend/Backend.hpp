@@ -11,7 +11,8 @@
 //                         after level (sweep/LevelSchedule.hpp)
 //   B::upload, download   set-up transfers between host and backend arrays
 //   B::subtractProductNT, solveUnitLowerTransposedRight, solveUnitLowerVector,
-//   subtractMatrixVector  dense blocks of the direct solver (cuBLAS / the host's BLAS)
+//   subtractMatrixVector  dense blocks of the direct solver (cuBLAS / the host's BLAS), real and
+//                         complex (Complex: transposes, never conjugates: complex symmetric)
 //   B::availableMemory()  what an allocation may take (checked before the direct solver's)
 //   B::synchronize()      wait for the backend's queue
 //   B::Workspace          what a solve repeats: sums (kept on the backend or brought to the
@@ -25,6 +26,7 @@
 
 #include "gpuLdu/gpuLdu.hpp"
 
+#include <thrust/complex.h>
 #include <thrust/host_vector.h>
 
 #ifdef __CUDACC__
@@ -36,6 +38,10 @@
 
 namespace gpuLdu
 {
+
+//- The complex scalar of the kernels (complex symmetric LDL^T): std::complex<double>'s layout,
+//  with host and device arithmetic
+using Complex = thrust::complex<double>;
 
 //- The raw pointer of a backend array, for the functors
 template<class T, class Alloc>

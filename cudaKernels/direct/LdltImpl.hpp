@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 
@@ -47,26 +48,106 @@ namespace gpuLdu
 namespace detail
 {
 
+//- The kernels' scalar T for the API's (std::complex<double> -> Complex, the same layout), and
+//  back
+template<class Scalar>
+struct KernelScalarOf
+{
+    using type = Scalar;
+};
+
+template<>
+struct KernelScalarOf<std::complex<double>>
+{
+    using type = Complex;
+};
+
+template<class Scalar>
+using KernelScalar = typename KernelScalarOf<Scalar>::type;
+
+template<class T>
+struct HostScalarOf
+{
+    using type = T;
+};
+
+template<>
+struct HostScalarOf<Complex>
+{
+    using type = std::complex<double>;
+};
+
+//- |x|, |x|^2, finiteness (x - x is 0 for finite x only), and the static pivot of d: the floor
+//  with d's sign (complex: in d's direction; +floor for 0)
+GPULDU_HD inline double modulus(double x)
+{
+    return x < 0 ? -x : x;
+}
+
+GPULDU_HD inline double modulus(const Complex& x)
+{
+    return thrust::abs(x);
+}
+
+GPULDU_HD inline double squaredModulus(double x)
+{
+    return x*x;
+}
+
+GPULDU_HD inline double squaredModulus(const Complex& x)
+{
+    return x.real()*x.real() + x.imag()*x.imag();
+}
+
+template<class T>
+GPULDU_HD bool isFinite(const T& x)
+{
+    return x - x == T(0);
+}
+
+//- The same on the host without floating-point operations (which OpenFOAM may trap)
+inline bool finite(double x)
+{
+    return std::isfinite(x);
+}
+
+inline bool finite(const Complex& x)
+{
+    return std::isfinite(x.real()) && std::isfinite(x.imag());
+}
+
+GPULDU_HD inline double staticPivot(double d, double floor)
+{
+    return d < 0 ? -floor : floor;
+}
+
+GPULDU_HD inline Complex staticPivot(const Complex& d, double floor)
+{
+    const double a = thrust::abs(d);
+    return a > 0 ? d*(floor/a) : Complex(floor);
+}
+
 //- The supernodes' storage as the kernels see it (SymbolicLdlt: superFirst, superRowStart,
-//  valueStart, updateStart)
+//  valueStart, updateStart), values of type T
+template<class T>
 struct LdltFronts
 {
     const int* superFirst;
     const long* superRowStart;
     const long* valueStart;
     const long* updateStart;
-    double* values;
-    double* update;
+    T* values;
+    T* update;
 
     //- Entry (i, j), i >= j, of supernode s's front: L's block for j < k, else U
     struct Front
     {
-        double* L;
-        double* U;
+        T* L;
+        T* U;
         int m;
         int k;
 
-        GPULDU_HD double& operator()(int i, int j) const
+        GPULDU_HD T& operator()(int i, int j) const
         {
             return j < k ? L[long(j)*m + i] : U[long(j - k)*(m - k) + (i - k)];
         }
@@ -92,9 +173,10 @@ struct LdltFronts
 //  += U_c(a, b) for a >= b (teams[t]: the child, column[t]: b), leaving U_c's place zero (the
 //  arena's free space is kept zero; the upper triangles are never written). One child of each
 //  parent per launch, so no two teams write one value.
+template<class T>
 struct LdltExtendAdd
 {
-    LdltFronts fronts;
+    LdltFronts<T> fronts;
     const int* superParent;
     const int* relIndex;
     const int* child;
@@ -106,9 +188,9 @@ struct LdltExtendAdd
         const int c = child[t];
         const int b = column[t];
         const int w = fronts.rows(c) - fronts.cols(c);
-        double* u = fronts.update + fronts.updateStart[c] + long(b)*w;
+        T* u = fronts.update + fronts.updateStart[c] + long(b)*w;
         const int* rel = relIndex + fronts.superRowStart[c] + fronts.cols(c);
-        const LdltFronts::Front parent = fronts.front(superParent[c]);
+        const typename LdltFronts<T>::Front parent = fronts.front(superParent[c]);
         const int jb = rel[b];
         for (int a = b + team.lane(); a < w; a += team.size())
         {
@@ -122,9 +204,10 @@ struct LdltExtendAdd
 //  (static pivoting: flag[column] 0, 1 replaced or 2 not finite), the rank-one update of the
 //  trailing lower triangle up to row rowEnd, then the column divided by the pivot. c1 < 0:
 //  all k pivots; rowEnd < 0: all m rows (the whole partial factorisation of a small front).
+template<class T>
 struct LdltFactorFront
 {
-    LdltFronts fronts;
+    LdltFronts<T> fronts;
     const int* nodes;
     int* flag;
     double floor;
@@ -136,29 +219,29 @@ struct LdltFactorFront
     GPULDU_HD void operator()(int t, const Team& team) const
     {
         const int s = nodes[t];
-        const LdltFronts::Front F = fronts.front(s);
+        const typename LdltFronts<T>::Front F = fronts.front(s);
         const int last = c1 < 0 ? F.k : c1;
         const int end = rowEnd < 0 ? F.m : rowEnd;
         for (int c = c0; c < last; ++c)
         {
             if (team.lane() == 0)
             {
-                double d = F(c, c);
+                T d = F(c, c);
                 int f = 0;
-                if (!(d - d == 0))
+                if (!isFinite(d))
                 {
                     f = 2;
                 }
-                else if (!(d >= floor || d <= -floor))
+                else if (!(modulus(d) >= floor))
                 {
-                    d = d < 0 ? -floor : floor;
+                    d = staticPivot(d, floor);
                     f = 1;
                 }
                 F(c, c) = d;
                 flag[fronts.superFirst[s] + c] = f;
             }
             team.sync();
-            const double d = F(c, c);
+            const T d = F(c, c);
             const int w = end - c - 1;
             // F(i, j) -= F(i, c) F(j, c) / d for c < j <= i < end: lanes along the rows
             for (long e = team.lane(); e < long(w)*w; e += team.size())
@@ -182,11 +265,12 @@ struct LdltFactorFront
 
 //- After the triangular solve of a large front's panel (X = F21 L11^-T = L21 D1, leading
 //  dimension m): W = X (leading dimension rows) and X = L21 (columns divided by their pivots)
+template<class T>
 struct LdltPanelScale
 {
-    double* X;
-    const double* diag;   // the panel's first pivot; pivot c at diag[c (m + 1)]
-    double* W;
+    T* X;
+    const T* diag;   // the panel's first pivot; pivot c at diag[c (m + 1)]
+    T* W;
     int rows;
     int m;
 
@@ -194,7 +278,7 @@ struct LdltPanelScale
     {
         const int r = e%rows;
         const int c = e/rows;
-        double& x = X[long(c)*m + r];
+        T& x = X[long(c)*m + r];
         W[long(c)*rows + r] = x;
         x /= diag[long(c)*(m + 1)];
     }
@@ -203,16 +287,17 @@ struct LdltPanelScale
 //- The forward solve L y = y of the front of nodes[t] by a team: its children's update vectors
 //  added (children in order), then for each pivot c, y_c final: y_i -= L(i, c) y_c for the rows
 //  below, into y for s's own columns and into s's update vector u_s for the rows beyond
+template<class T>
 struct LdltForwardFront
 {
-    LdltFronts fronts;
+    LdltFronts<T> fronts;
     const long* vectorStart;
     const int* relIndex;
     const int* childStart;
     const int* children;
     const int* nodes;
-    double* y;
-    double* u;
+    T* y;
+    T* u;
     //- Only the children's update vectors (the dense part by the BLAS: a long supernode)
     bool childrenOnly;
 
@@ -223,8 +308,8 @@ struct LdltForwardFront
         const int f = fronts.superFirst[s];
         const int k = fronts.cols(s);
         const int m = fronts.rows(s);
-        const double* L = fronts.values + fronts.valueStart[s];
-        double* us = u + vectorStart[s];
+        const T* L = fronts.values + fronts.valueStart[s];
+        T* us = u + vectorStart[s];
         for (int i = team.lane(); i < m - k; i += team.size())
         {
             us[i] = 0;
@@ -234,7 +319,7 @@ struct LdltForwardFront
         {
             const int c = children[q];
             const int w = fronts.rows(c) - fronts.cols(c);
-            const double* uc = u + vectorStart[c];
+            const T* uc = u + vectorStart[c];
             const int* rel = relIndex + fronts.superRowStart[c] + fronts.cols(c);
             for (int a = team.lane(); a < w; a += team.size())
             {
@@ -252,10 +337,10 @@ struct LdltForwardFront
         }
         for (int c = 0; c < k && !childrenOnly; ++c)
         {
-            const double yc = y[f + c];
+            const T yc = y[f + c];
             for (int i = c + 1 + team.lane(); i < m; i += team.size())
             {
-                const double v = L[long(c)*m + i]*yc;
+                const T v = L[long(c)*m + i]*yc;
                 if (i < k)
                 {
                     y[f + i] -= v;
@@ -271,10 +356,11 @@ struct LdltForwardFront
 };
 
 //- z = y / D
+template<class T>
 struct LdltDiagonal
 {
-    const double* D;
-    double* y;
+    const T* D;
+    T* y;
 
     GPULDU_HD void operator()(int j) const
     {
@@ -285,12 +371,13 @@ struct LdltDiagonal
 //- The backward solve L^T w = w of the front of nodes[t] by a team (its ancestors' rows final):
 //  w_j -= sum_{i beyond s} L(i, j) w_i for s's columns j, then the block's own rows, last
 //  pivot first
+template<class T>
 struct LdltBackwardFront
 {
-    LdltFronts fronts;
+    LdltFronts<T> fronts;
     const int* superRows;
     const int* nodes;
-    double* w;
+    T* w;
 
     template<class Team>
     GPULDU_HD void operator()(int t, const Team& team) const
@@ -299,11 +386,11 @@ struct LdltBackwardFront
         const int f = fronts.superFirst[s];
         const int k = fronts.cols(s);
         const int m = fronts.rows(s);
-        const double* L = fronts.values + fronts.valueStart[s];
+        const T* L = fronts.values + fronts.valueStart[s];
         const int* R = superRows + fronts.superRowStart[s];
         for (int j = team.lane(); j < k; j += team.size())
         {
-            double sum = w[f + j];
+            T sum = w[f + j];
             for (int i = k; i < m; ++i)
             {
                 sum -= L[long(j)*m + i]*w[R[i]];
@@ -313,7 +400,7 @@ struct LdltBackwardFront
         team.sync();
         for (int c = k - 1; c > 0; --c)
         {
-            const double wc = w[f + c];
+            const T wc = w[f + c];
             for (int j = team.lane(); j < c; j += team.size())
             {
                 w[f + j] -= L[long(j)*m + c]*wc;
@@ -325,12 +412,13 @@ struct LdltBackwardFront
 
 //- Between A's order and C's, with the scaling S: to[i] = s[k] from[k] (gather), or
 //  to[k] += s[k] from[i] (not gather), k = index[i]
+template<class T>
 struct LdltPermute
 {
     const int* index;
     const double* s;
-    const double* from;
-    double* to;
+    const T* from;
+    T* to;
     bool gather;
 
     GPULDU_HD void operator()(int i) const
@@ -348,18 +436,19 @@ struct LdltPermute
 };
 
 //- r_i = b_i - (A x)_i, A in full symmetric CSR
+template<class T>
 struct LdltResidualRow
 {
     const int* rowStart;
     const int* col;
-    const double* val;
-    const double* x;
-    const double* b;
-    double* r;
+    const T* val;
+    const T* x;
+    const T* b;
+    T* r;
 
     GPULDU_HD void operator()(int i) const
     {
-        double s = 0;
+        T s = 0;
         for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
         {
             s += val[p]*x[col[p]];
@@ -368,13 +457,28 @@ struct LdltResidualRow
     }
 };
 
+//- |v_i|^2, for the norms
+template<class T>
+struct SquaredModulus
+{
+    const T* v;
+
+    GPULDU_HD double operator()(int i) const
+    {
+        return squaredModulus(v[i]);
+    }
+};
+
 } // namespace detail
 
-template<class B>
-class LdltSolverImpl : public LdltSolver
+//- T: double, or Complex for complex symmetric matrices (the API's std::complex<double>)
+template<class B, class T = double>
+class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::type>
 {
-    template<class T>
-    using Vector = typename B::template Vector<T>;
+    using HostScalar = typename detail::HostScalarOf<T>::type;
+
+    template<class V>
+    using Vector = typename B::template Vector<V>;
     using Clock = std::chrono::steady_clock;
 
     //- The pivot floor over the largest |entry| of S A S (static pivoting)
@@ -419,13 +523,14 @@ class LdltSolverImpl : public LdltSolver
     Vector<long> superRowStart_, valueStart_, updateStart_, vectorStart_, diagPos_, slotPos_d_;
     Vector<int> eaChild_, eaColumn_, flag_, perm_;
     Vector<int> solveNodes_;
-    Vector<double> values_, update_, updateVector_, panelW_, D_, slots_, gathered_;
+    Vector<T> values_, update_, updateVector_, panelW_, D_, slots_, gathered_;
     Vector<int> csrStart_, csrCol_;
-    Vector<double> csrVal_;
-    Vector<double> x_, b_, r_, y_;
+    Vector<T> csrVal_;
+    Vector<T> x_, b_, r_, y_;
     //- The symmetric scaling S (A's order)
     Vector<double> scale_;
-    std::vector<double> hostSlots_, hostCsr_, hostScale_;
+    std::vector<T> hostSlots_, hostCsr_;
+    std::vector<double> hostScale_;
 
     static double secondsSince(Clock::time_point t)
     {
@@ -433,7 +538,7 @@ class LdltSolverImpl : public LdltSolver
         return std::chrono::duration<double>(Clock::now() - t).count();
     }
 
-    detail::LdltFronts fronts()
+    detail::LdltFronts<T> fronts()
     {
         return {ptr(superFirst_), ptr(superRowStart_), ptr(valueStart_), ptr(updateStart_), ptr(values_),
                 ptr(update_)};
@@ -445,13 +550,13 @@ class LdltSolverImpl : public LdltSolver
     //- y = C^-1 y (C's order), level by level: supernodes of up to longSupernode columns by a
     //  team each (one launch per level), longer ones (their chain of columns would serialise a
     //  team) through the BLAS: trsv with L11, gemv with L21
-    void solvePermuted(double* y)
+    void solvePermuted(T* y)
     {
         const int* nodes = ptr(solveNodes_);
-        double* u = ptr(updateVector_);
+        T* u = ptr(updateVector_);
         const auto forward = [&](int begin, int end, bool childrenOnly)
         {
-            B::forEachTeam(begin, end, team, detail::LdltForwardFront{
+            B::forEachTeam(begin, end, team, detail::LdltForwardFront<T>{
                 fronts(), ptr(vectorStart_), ptr(relIndex_), ptr(childStart_), ptr(children_), nodes, y, u,
                 childrenOnly});
         };
@@ -462,7 +567,7 @@ class LdltSolverImpl : public LdltSolver
             {
                 const int sn = hostSolveNodes_[q];
                 const int f = s_.superFirst[sn], k = s_.cols(sn), m = s_.rows(sn);
-                const double* L = ptr(values_) + s_.valueStart[sn];
+                const T* L = ptr(values_) + s_.valueStart[sn];
                 forward(q, q + 1, true);
                 B::solveUnitLowerVector(k, L, m, y + f, false);
                 if (m > k)
@@ -471,20 +576,20 @@ class LdltSolverImpl : public LdltSolver
                 }
             }
         }
-        forEach<B>(0, s_.n, detail::LdltDiagonal{ptr(D_), y});
+        forEach<B>(0, s_.n, detail::LdltDiagonal<T>{ptr(D_), y});
         for (int l = s_.nLevels() - 1; l >= 0; --l)
         {
-            B::forEachTeam(s_.levelStart[l], solveTeamEnd_[l], team, detail::LdltBackwardFront{
+            B::forEachTeam(s_.levelStart[l], solveTeamEnd_[l], team, detail::LdltBackwardFront<T>{
                 fronts(), ptr(superRows_), nodes, y});
             for (int q = solveTeamEnd_[l]; q < s_.levelStart[l + 1]; ++q)
             {
                 const int sn = hostSolveNodes_[q];
                 const int f = s_.superFirst[sn], k = s_.cols(sn), m = s_.rows(sn);
-                const double* L = ptr(values_) + s_.valueStart[sn];
+                const T* L = ptr(values_) + s_.valueStart[sn];
                 if (m > k)
                 {
                     // w_s -= L21^T w_R, the rows R beyond s gathered
-                    forEach<B>(0, m - k, detail::Gather<double>{
+                    forEach<B>(0, m - k, detail::Gather<T>{
                         ptr(superRows_) + s_.superRowStart[sn] + k, y, ptr(gathered_)});
                     B::subtractMatrixVector(m - k, k, L + k, m, ptr(gathered_), y + f, true);
                 }
@@ -494,23 +599,23 @@ class LdltSolverImpl : public LdltSolver
     }
 
     //- x += A^-1 r (A's order): y = P S r, y = C^-1 y, x += S P^T y
-    void correct(double* x, const double* r)
+    void correct(T* x, const T* r)
     {
-        forEach<B>(0, s_.n, detail::LdltPermute{ptr(perm_), ptr(scale_), r, ptr(y_), true});
+        forEach<B>(0, s_.n, detail::LdltPermute<T>{ptr(perm_), ptr(scale_), r, ptr(y_), true});
         solvePermuted(ptr(y_));
-        forEach<B>(0, s_.n, detail::LdltPermute{ptr(perm_), ptr(scale_), ptr(y_), x, false});
+        forEach<B>(0, s_.n, detail::LdltPermute<T>{ptr(perm_), ptr(scale_), ptr(y_), x, false});
     }
 
     //- r = b - A x
-    void residual(const double* x, const double* b, double* r)
+    void residual(const T* x, const T* b, T* r)
     {
-        forEach<B>(0, s_.n, detail::LdltResidualRow{ptr(csrStart_), ptr(csrCol_), ptr(csrVal_), x, b, r});
+        forEach<B>(0, s_.n, detail::LdltResidualRow<T>{ptr(csrStart_), ptr(csrCol_), ptr(csrVal_), x, b, r});
     }
 
-    double norm(const double* v) const
+    double norm(const T* v) const
     {
         return std::sqrt(thrust::transform_reduce(B::policy(), thrust::counting_iterator<int>(0),
-                                                  thrust::counting_iterator<int>(s_.n), detail::Dot{v, v}, 0.0,
+                                                  thrust::counting_iterator<int>(s_.n), detail::SquaredModulus<T>{v}, 0.0,
                                                   thrust::plus<double>()));
     }
 
@@ -529,9 +634,9 @@ public:
         return analysis_;
     }
 
-    LdltFactorStats factor(const double* values) override;
+    LdltFactorStats factor(const HostScalar* values) override;
 
-    SolveResult solve(const double* b, double* x, double tolerance, int maxRefinement) override;
+    SolveResult solve(const HostScalar* b, HostScalar* x, double tolerance, int maxRefinement) override;
 
     const SymbolicLdlt& symbolic() const
     {
@@ -540,10 +645,10 @@ public:
 
     //- The factor on the host as a dense n x n matrix (row-major, C's order): L strictly below
     //  the diagonal, D on it, zeros elsewhere (for the tests)
-    std::vector<double> denseFactor()
+    std::vector<T> denseFactor()
     {
         const int n = s_.n;
-        std::vector<double> values(values_.size()), dense(std::size_t(n)*n, 0.0);
+        std::vector<T> values(values_.size()), dense(std::size_t(n)*n, T(0));
         B::download(values.data(), ptr(values_), values.size());
         for (int sn = 0; sn < s_.nSupernodes(); ++sn)
         {
@@ -562,8 +667,8 @@ public:
 };
 
 
-template<class B>
-LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering, double memory)
+template<class B, class T>
+LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering, double memory)
 {
     const auto begin = Clock::now();
     const int n = lower.n;
@@ -590,15 +695,16 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
             panelRows = std::max(panelRows, long(s_.rows(sn)));
         }
     }
-    const double bytes = 8.0*(s_.valueStart[ns] + s_.updateArena + panelRows*panel*B::sideStreams)
-        + 4.0*s_.superRows.size()*2 + 8.0*s_.vectorStart[ns] + 60.0*n + 24.0*s_.nnzALower;
+    const double t = sizeof(T);
+    const double bytes = t*(s_.valueStart[ns] + s_.updateArena + panelRows*panel*B::sideStreams)
+        + 4.0*s_.superRows.size()*2 + t*s_.vectorStart[ns] + (28.0 + 4*t)*n + (8.0 + 2*t)*s_.nnzALower;
     const double available = memory < 0 ? B::availableMemory() : memory;
     if (bytes > 0.9*available)
     {
         throw Error("gpuLdu: LDL^T: the factorisation of " + std::to_string(n) + " rows ("
                     + orderingName(ordering) + ") needs " + std::to_string(long(bytes/1048576)) + " MiB ("
-                    + std::to_string(long(8.0*s_.valueStart[ns]/1048576)) + " MiB of L, "
-                    + std::to_string(long(8.0*s_.updateArena/1048576)) + " MiB of update matrices), "
+                    + std::to_string(long(t*s_.valueStart[ns]/1048576)) + " MiB of L, "
+                    + std::to_string(long(t*s_.updateArena/1048576)) + " MiB of update matrices), "
                     + std::to_string(long(available/1048576)) + " MiB are available on the "
                     + executorName(B::executor) + " executor: try the METIS ordering, another executor, "
                     "or an iterative solver");
@@ -784,10 +890,11 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     slots_.resize(slotPos_.size());
     csrVal_.resize(col.size());
     flag_.resize(n);
-    for (Vector<double>* v : {&x_, &b_, &r_, &y_, &scale_, &D_})
+    for (Vector<T>* v : {&x_, &b_, &r_, &y_, &D_})
     {
         v->resize(n);
     }
+    scale_.resize(n);
     hostSlots_.resize(slotPos_.size());
     hostScale_.resize(n);
     hostCsr_.resize(col.size());
@@ -805,19 +912,19 @@ LdltSolverImpl<B>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering or
     analysis_.seconds = secondsSince(begin);
 }
 
-template<class B>
-void LdltSolverImpl<B>::factorLarge(int q, double floor)
+template<class B, class T>
+void LdltSolverImpl<B, T>::factorLarge(int q, double floor)
 {
     const int sn = hostNodes_[q];
     const int m = s_.rows(sn), k = s_.cols(sn);
-    double* F = ptr(values_) + s_.valueStart[sn];
-    double* U = ptr(update_) + s_.updateStart[sn];
-    double* W = ptr(panelW_) + long(q%B::sideStreams)*panelRows_*panel;
+    T* F = ptr(values_) + s_.valueStart[sn];
+    T* U = ptr(update_) + s_.updateStart[sn];
+    T* W = ptr(panelW_) + long(q%B::sideStreams)*panelRows_*panel;
     for (int p = 0; p < k; p += panel)
     {
         // the panel's diagonal block F11 = L11 D1 L11^T, by one team
         const int nb = std::min(panel, k - p);
-        B::forEachTeam(q, q + 1, team, detail::LdltFactorFront{
+        B::forEachTeam(q, q + 1, team, detail::LdltFactorFront<T>{
             fronts(), ptr(nodes_), ptr(flag_), floor, p, p + nb, p + nb});
         const int rows = m - p - nb;
         if (rows == 0)
@@ -825,9 +932,9 @@ void LdltSolverImpl<B>::factorLarge(int q, double floor)
             continue;
         }
         // X = F21 L11^-T = L21 D1, W = L21 D1, X = L21
-        double* X = F + long(p)*m + p + nb;
+        T* X = F + long(p)*m + p + nb;
         B::solveUnitLowerTransposedRight(rows, nb, F + long(p)*m + p, m, X, m);
-        forEach<B>(0, rows*nb, detail::LdltPanelScale{X, F + long(p)*m + p, W, rows, m});
+        forEach<B>(0, rows*nb, detail::LdltPanelScale<T>{X, F + long(p)*m + p, W, rows, m});
         // the trailing part: the later pivots' columns of L's block, then U (lower triangle)
         const int later = k - p - nb;
         if (later > 0)
@@ -841,23 +948,24 @@ void LdltSolverImpl<B>::factorLarge(int q, double floor)
     }
 }
 
-template<class B>
-LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
+template<class B, class T>
+LdltFactorStats LdltSolverImpl<B, T>::factor(const HostScalar* values)
 {
     const auto start = Clock::now();
     const int n = s_.n;
     LdltFactorStats stats;
-    std::fill(hostSlots_.begin(), hostSlots_.end(), 0.0);
-    std::fill(hostCsr_.begin(), hostCsr_.end(), 0.0);
+    std::fill(hostSlots_.begin(), hostSlots_.end(), T(0));
+    std::fill(hostCsr_.begin(), hostCsr_.end(), T(0));
 
     // A (duplicates summed) into its CSR; the symmetric scaling S: s_i = 1/sqrt(|a_ii|),
     // or where a_ii = 0, 1/sqrt(max_j |a_ij|), so that S A S has ones on the diagonal where A
     // has no zero there, and entries of about 1 at most: the pivot floor is relative to that
-    std::vector<double> diag(n, 0.0), rowMax(n, 0.0);
+    std::vector<T> diag(n, T(0));
+    std::vector<double> rowMax(n, 0.0);
     for (std::size_t p = 0; p < entrySlot_.size(); ++p)
     {
-        const double v = values[p];
-        if (!std::isfinite(v))
+        const T v(values[p]);
+        if (!detail::finite(v))
         {
             factored_ = false;
             throw Error("gpuLdu: LDL^T values: entry " + std::to_string(p + 1) + " is not finite");
@@ -872,44 +980,44 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
         {
             diag[i] += v;
         }
-        rowMax[i] = std::max(rowMax[i], std::abs(v));
-        rowMax[j] = std::max(rowMax[j], std::abs(v));
+        rowMax[i] = std::max(rowMax[i], detail::modulus(v));
+        rowMax[j] = std::max(rowMax[j], detail::modulus(v));
     }
     for (int i = 0; i < n; ++i)
     {
-        const double d = diag[i] != 0 ? std::abs(diag[i]) : rowMax[i];
+        const double d = diag[i] != T(0) ? detail::modulus(diag[i]) : rowMax[i];
         if (!(d > 0))
         {
             factored_ = false;
-            throw Error("gpuLdu: LDL^T values: row " + std::to_string(i + 1) + " of A is all zero");
+            throw Error("gpuLdu: LDL^T values: row " + std::to_string(i + 1) + " of A is all zero: the matrix is singular");
         }
         hostScale_[i] = 1/std::sqrt(d);
     }
     for (std::size_t p = 0; p < entrySlot_.size(); ++p)
     {
-        hostSlots_[entrySlot_[p]] += values[p]*hostScale_[entryRow_[p]]*hostScale_[entryCol_[p]];
+        hostSlots_[entrySlot_[p]] += T(values[p])*hostScale_[entryRow_[p]]*hostScale_[entryCol_[p]];
     }
     double largest = 0;
-    for (const double v : hostSlots_)
+    for (const T& v : hostSlots_)
     {
-        largest = std::max(largest, std::abs(v));
+        largest = std::max(largest, detail::modulus(v));
     }
     stats.pivotFloor = pivotFloorFactor*largest;
     B::upload(ptr(slots_), hostSlots_.data(), hostSlots_.size());
     B::upload(ptr(scale_), hostScale_.data(), n);
     B::upload(ptr(csrVal_), hostCsr_.data(), hostCsr_.size());
-    thrust::fill_n(B::policy(), values_.begin(), values_.size(), 0.0);
-    thrust::fill_n(B::policy(), update_.begin(), update_.size(), 0.0);
-    forEach<B>(0, int(slotPos_.size()), detail::Scatter<double, long>{ptr(slotPos_d_), ptr(slots_), ptr(values_)});
+    thrust::fill_n(B::policy(), values_.begin(), values_.size(), T(0));
+    thrust::fill_n(B::policy(), update_.begin(), update_.size(), T(0));
+    forEach<B>(0, int(slotPos_.size()), detail::Scatter<T, long>{ptr(slotPos_d_), ptr(slots_), ptr(values_)});
 
     for (int l = 0; l < s_.nLevels(); ++l)
     {
         for (std::size_t r = 0; r + 1 < rounds_[l].size(); ++r)
         {
-            B::forEachTeam(int(rounds_[l][r]), int(rounds_[l][r + 1]), team, detail::LdltExtendAdd{
+            B::forEachTeam(int(rounds_[l][r]), int(rounds_[l][r + 1]), team, detail::LdltExtendAdd<T>{
                 fronts(), ptr(superParent_), ptr(relIndex_), ptr(eaChild_), ptr(eaColumn_)});
         }
-        B::forEachTeam(s_.levelStart[l], smallEnd_[l], team, detail::LdltFactorFront{
+        B::forEachTeam(s_.levelStart[l], smallEnd_[l], team, detail::LdltFactorFront<T>{
             fronts(), ptr(nodes_), ptr(flag_), stats.pivotFloor, 0, -1, -1});
         // the large fronts of the level one after another from here, each on a side stream of
         // its own turn (its own panel workspace): independent fronts overlap on the device
@@ -926,7 +1034,7 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
             factorLarge(q, stats.pivotFloor);
         }
     }
-    forEach<B>(0, n, detail::Gather<double, long>{ptr(diagPos_), ptr(values_), ptr(D_)});
+    forEach<B>(0, n, detail::Gather<T, long>{ptr(diagPos_), ptr(values_), ptr(D_)});
     std::vector<int> flags(n);
     B::download(flags.data(), ptr(flag_), n);
     for (int j = 0; j < n; ++j)
@@ -944,8 +1052,8 @@ LdltFactorStats LdltSolverImpl<B>::factor(const double* values)
     return stats;
 }
 
-template<class B>
-SolveResult LdltSolverImpl<B>::solve(const double* b, double* x, double tolerance, int maxRefinement)
+template<class B, class T>
+SolveResult LdltSolverImpl<B, T>::solve(const HostScalar* b, HostScalar* x, double tolerance, int maxRefinement)
 {
     if (!factored_)
     {
@@ -954,8 +1062,8 @@ SolveResult LdltSolverImpl<B>::solve(const double* b, double* x, double toleranc
     const auto start = Clock::now();
     const int n = s_.n;
     SolveResult result;
-    B::upload(ptr(b_), b, n);
-    thrust::fill_n(B::policy(), ptr(x_), n, 0.0);
+    B::upload(ptr(b_), reinterpret_cast<const T*>(b), n);
+    thrust::fill_n(B::policy(), ptr(x_), n, T(0));
     result.uploadSeconds = secondsSince(start);
 
     const auto iterate = Clock::now();
@@ -977,7 +1085,7 @@ SolveResult LdltSolverImpl<B>::solve(const double* b, double* x, double toleranc
     result.nonFinite = !std::isfinite(result.finalResidual);
     result.converged = result.finalResidual <= tolerance;
     result.iterateSeconds = secondsSince(refine);
-    B::download(x, ptr(x_), n);
+    B::download(reinterpret_cast<T*>(x), ptr(x_), n);
     return result;
 }
 

@@ -170,13 +170,14 @@ std::string lowerCase(std::string_view word)
 struct Kind
 {
     bool integer = false;
+    bool complex = false;
     bool symmetric = false;
 };
 
 Kind readBanner(LineReader& in)
 {
     const std::string expected =
-        "expected '%%MatrixMarket matrix coordinate <real|integer> <general|symmetric>'";
+        "expected '%%MatrixMarket matrix coordinate <real|integer|complex> <general|symmetric>'";
     if (!in.next())
     {
         in.failAfterEnd("empty file: missing banner, " + expected);
@@ -202,15 +203,20 @@ Kind readBanner(LineReader& in)
     {
         in.fail("unsupported format " + quoted(w[2]) + ": only coordinate");
     }
-    if (field != "real" && field != "integer")
+    if (field != "real" && field != "integer" && field != "complex")
     {
-        in.fail("unsupported field " + quoted(w[3]) + ": only real or integer");
+        in.fail("unsupported field " + quoted(w[3]) + ": only real, integer or complex");
+    }
+    if (symmetry == "hermitian")
+    {
+        in.fail("unsupported symmetry " + quoted(w[4]) + ": a Hermitian matrix (A = A^H) is not complex"
+                " symmetric (A = A^T), which is what LDLT factors (L D L^T, no conjugation)");
     }
     if (symmetry != "general" && symmetry != "symmetric")
     {
         in.fail("unsupported symmetry " + quoted(w[4]) + ": only general or symmetric");
     }
-    return {field == "integer", symmetry == "symmetric"};
+    return {field == "integer", field == "complex", symmetry == "symmetric"};
 }
 
 //- The size line: the number of rows (= columns) and of entries
@@ -288,6 +294,8 @@ struct FaceEntry
     int upper;
     double upperCoeff;
     double lowerCoeff;
+    double upperImag;
+    double lowerImag;
 };
 
 //- Sum the entries of each face into the LDU arrays, faces sorted by lower then upper.
@@ -304,20 +312,55 @@ void buildFaces(std::vector<FaceEntry>& entries, LduMatrixData& m)
         const auto end = std::upper_bound(face, entries.end(), *face, faceOrder);
         double upperCoeff = 0;
         double lowerCoeff = 0;
+        double upperImag = 0;
+        double lowerImag = 0;
         for (auto e = face; e != end; ++e)
         {
             upperCoeff += e->upperCoeff;
             lowerCoeff += e->lowerCoeff;
+            upperImag += e->upperImag;
+            lowerImag += e->lowerImag;
         }
         m.lower.push_back(face->lower);
         m.upper.push_back(face->upper);
         m.upperCoeffs.push_back(upperCoeff);
         m.lowerCoeffs.push_back(lowerCoeff);
+        if (m.complexValues)
+        {
+            m.upperImag.push_back(upperImag);
+            m.lowerImag.push_back(lowerImag);
+        }
         face = end;
     }
 }
 
 } // namespace
+
+
+bool LduMatrixData::hermitian() const
+{
+    if (!complexValues || upperCoeffs != lowerCoeffs)
+    {
+        return false;
+    }
+    bool conjugate = false;
+    for (std::size_t f = 0; f < upperImag.size(); ++f)
+    {
+        if (upperImag[f] != -lowerImag[f])
+        {
+            return false;
+        }
+        conjugate = conjugate || upperImag[f] != 0;
+    }
+    for (const double d : diagImag)
+    {
+        if (d != 0)
+        {
+            return false;
+        }
+    }
+    return conjugate;
+}
 
 
 LduMatrixData readMatrixMarket(const std::string& path)
@@ -331,6 +374,12 @@ LduMatrixData readMatrixMarket(const std::string& path)
     m.nFileEntries = nnz;
     m.symmetricFile = kind.symmetric;
     m.diag.assign(n, 0.0);
+    m.complexValues = kind.complex;
+    if (kind.complex)
+    {
+        m.diagImag.assign(n, 0.0);
+    }
+    const std::size_t words = kind.complex ? 4 : 3;
     std::vector<FaceEntry> offDiagonal;
     long count = 0;
     while (in.nextData())
@@ -340,21 +389,28 @@ LduMatrixData readMatrixMarket(const std::string& path)
         {
             in.fail("more entries than the " + std::to_string(nnz) + " of the size line");
         }
-        if (w.size() < 3)
+        if (w.size() < words)
         {
-            in.fail(w.size() == 1 ? "missing column index and value" : "missing value");
+            in.fail(w.size() == 1 ? "missing column index and value"
+                  : w.size() == 2 ? "missing value"
+                  : "missing imaginary part");
         }
-        if (w.size() > 3)
+        if (w.size() > words)
         {
-            in.fail("trailing junk " + quoted(w[3]) + " after the entry");
+            in.fail("trailing junk " + quoted(w[words]) + " after the entry");
         }
         const int i = readIndex(in, w[0], "row", n);
         const int j = readIndex(in, w[1], "column", n);
         const double v = readValue(in, w[2], kind.integer);
+        const double vi = kind.complex ? readValue(in, w[3], false) : 0.0;
         ++count;
         if (i == j)
         {
             m.diag[i] += v;
+            if (kind.complex)
+            {
+                m.diagImag[i] += vi;
+            }
         }
         else if (kind.symmetric)
         {
@@ -363,15 +419,15 @@ LduMatrixData readMatrixMarket(const std::string& path)
                 in.fail("entry above the diagonal (row " + std::to_string(i + 1) + ", column "
                       + std::to_string(j + 1) + ") in a symmetric file");
             }
-            offDiagonal.push_back({j, i, v, v});
+            offDiagonal.push_back({j, i, v, v, vi, vi});
         }
         else if (i < j)
         {
-            offDiagonal.push_back({i, j, v, 0.0});
+            offDiagonal.push_back({i, j, v, 0.0, vi, 0.0});
         }
         else
         {
-            offDiagonal.push_back({j, i, 0.0, v});
+            offDiagonal.push_back({j, i, 0.0, v, 0.0, vi});
         }
     }
     if (count < nnz)

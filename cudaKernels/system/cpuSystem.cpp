@@ -21,9 +21,16 @@ std::unique_ptr<GamgSystem> makeCpuGamgSystem(const LduAddressingView& fine, con
     return system;
 }
 
-std::unique_ptr<LdltSolver> makeCpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering)
+template<class Scalar>
+std::unique_ptr<BasicLdltSolver<Scalar>> makeCpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering)
 {
-    return std::make_unique<LdltSolverImpl<CpuBackend>>(lower, ordering);
+    return std::make_unique<LdltSolverImpl<CpuBackend, detail::KernelScalar<Scalar>>>(lower, ordering);
 }
+
+template std::unique_ptr<LdltSolver> makeCpuLdltSolver<double>(const SymmetricPattern&, LdltOrdering);
+template std::unique_ptr<ComplexLdltSolver> makeCpuLdltSolver<std::complex<double>>(
+    const SymmetricPattern&,
+    LdltOrdering
+);
 
 } // namespace gpuLdu

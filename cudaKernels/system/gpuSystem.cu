@@ -24,9 +24,16 @@ std::unique_ptr<GamgSystem> makeGpuGamgSystem(const LduAddressingView& fine, con
     return system;
 }
 
-std::unique_ptr<LdltSolver> makeGpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering)
+template<class Scalar>
+std::unique_ptr<BasicLdltSolver<Scalar>> makeGpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering)
 {
-    return std::make_unique<LdltSolverImpl<GpuBackend>>(lower, ordering);
+    return std::make_unique<LdltSolverImpl<GpuBackend, detail::KernelScalar<Scalar>>>(lower, ordering);
 }
+
+template std::unique_ptr<LdltSolver> makeGpuLdltSolver<double>(const SymmetricPattern&, LdltOrdering);
+template std::unique_ptr<ComplexLdltSolver> makeGpuLdltSolver<std::complex<double>>(
+    const SymmetricPattern&,
+    LdltOrdering
+);
 
 } // namespace gpuLdu

@@ -12,12 +12,14 @@ namespace gpuLdu
 
 std::unique_ptr<LduSystem> makeCpuSystem(const LduAddressingView& addr);
 std::unique_ptr<GamgSystem> makeCpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
-std::unique_ptr<LdltSolver> makeCpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering);
+template<class Scalar>
+std::unique_ptr<BasicLdltSolver<Scalar>> makeCpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering);
 
 #ifdef GPULDU_WITH_CUDA
 std::unique_ptr<LduSystem> makeGpuSystem(const LduAddressingView& addr);
 std::unique_ptr<GamgSystem> makeGpuGamgSystem(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
-std::unique_ptr<LdltSolver> makeGpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering);
+template<class Scalar>
+std::unique_ptr<BasicLdltSolver<Scalar>> makeGpuLdltSolver(const SymmetricPattern& lower, LdltOrdering ordering);
 std::string cudaUnavailableReason();
 int cudaVisibleDevices();
 std::string cudaUseDevice(int device);
@@ -165,11 +167,15 @@ std::unique_ptr<GamgSystem> makeGamgSystem(
 #endif
 }
 
-std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering)
+namespace
+{
+
+template<class Scalar>
+std::unique_ptr<BasicLdltSolver<Scalar>> makeLdlt(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering)
 {
     if (executor == Executor::cpu)
     {
-        return makeCpuLdltSolver(lower, ordering);
+        return makeCpuLdltSolver<Scalar>(lower, ordering);
     }
     const std::string reason = gpuUnavailableReason();
     if (!reason.empty())
@@ -177,10 +183,26 @@ std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPat
         throw Error("executor gpu is not usable: " + reason);
     }
 #ifdef GPULDU_WITH_CUDA
-    return makeGpuLdltSolver(lower, ordering);
+    return makeGpuLdltSolver<Scalar>(lower, ordering);
 #else
     return nullptr;
 #endif
+}
+
+} // namespace
+
+std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering)
+{
+    return makeLdlt<double>(executor, lower, ordering);
+}
+
+std::unique_ptr<ComplexLdltSolver> makeComplexLdltSolver(
+    Executor executor,
+    const SymmetricPattern& lower,
+    LdltOrdering ordering
+)
+{
+    return makeLdlt<std::complex<double>>(executor, lower, ordering);
 }
 
 } // namespace gpuLdu

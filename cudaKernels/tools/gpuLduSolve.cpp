@@ -12,10 +12,12 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <complex>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -310,14 +312,29 @@ void timeAndCheckMultiply(
 }
 
 //- -solver LDLT: the symbolic analysis, the numeric factorisation and the refined solve of
-//  A x = A 1, their figures
-void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
+//  A x = A 1, their figures; Scalar: double, or std::complex<double> for a complex symmetric file
+template<class Scalar>
+void runLdltOf(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
 {
-    if (!m.symmetric())
+    // entry (re, im) of the file as a Scalar
+    const auto value = [](double re, double im)
     {
-        throw Error("solver LDLT is for symmetric matrices; " + o.file + " is not symmetric (use PBiCGStab)");
-    }
-    // the lower triangle by columns: each column's diagonal, then the faces' rows below it
+        if constexpr (std::is_same_v<Scalar, double>)
+        {
+            (void)im;
+            return re;
+        }
+        else
+        {
+            return Scalar(re, im);
+        }
+    };
+    const auto imag = [&m](const std::vector<double>& parts, std::size_t i)
+    {
+        return m.complexValues ? parts[i] : 0.0;
+    };
+    // the lower triangle by columns: each column's diagonal, then the faces' rows below it;
+    // b = A 1 (the exact solution is 1), summed as hostProduct does
     const int n = m.nCells;
     std::vector<int> colStart(n + 1, 0), rows, next;
     for (std::size_t f = 0; f < m.lower.size(); ++f)
@@ -329,34 +346,45 @@ void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const 
         colStart[j + 1] += colStart[j] + 1;
     }
     rows.resize(colStart[n]);
-    std::vector<double> values(colStart[n]);
+    std::vector<Scalar> values(colStart[n]), b(n);
     next.assign(colStart.begin(), colStart.end() - 1);
     for (int j = 0; j < n; ++j)
     {
         rows[next[j]] = j;
-        values[next[j]++] = m.diag[j];
+        values[next[j]++] = b[j] = value(m.diag[j], imag(m.diagImag, j));
     }
     for (std::size_t f = 0; f < m.lower.size(); ++f)
     {
         const int j = m.lower[f];
+        const Scalar a = value(m.lowerCoeffs[f], imag(m.lowerImag, f));
         rows[next[j]] = m.upper[f];
-        values[next[j]++] = m.lowerCoeffs[f];
+        values[next[j]++] = a;
+        b[m.upper[f]] += a;
+        b[j] += a;
     }
     const LdltOrdering ordering = o.ordering.value_or(autoOrdering(n));
     const double tolerance = o.toleranceGiven ? o.controls.tolerance : 1e-12;
     const int maxRefinement = o.maxIterGiven ? o.controls.maxIter : 10;
 
     std::printf("%-16s %s\n", "matrix", o.file.c_str());
-    std::printf("%-16s %d\n", "rows", n);
+    std::printf("%-16s %d%s\n", "rows", n, m.complexValues ? " (complex symmetric)" : "");
     std::printf("%-16s %s%s%s\n", "executor", executorName(executor).c_str(),
                 o.executor ? "" : " (default", o.executor ? "" : (gpuReason.empty() ? ")" : ("; no usable GPU: " + gpuReason + ")").c_str()));
-    const std::unique_ptr<LdltSolver> solver = makeLdltSolver(executor, {n, colStart.data(), rows.data()}, ordering);
+    std::unique_ptr<BasicLdltSolver<Scalar>> solver;
+    if constexpr (std::is_same_v<Scalar, double>)
+    {
+        solver = makeLdltSolver(executor, {n, colStart.data(), rows.data()}, ordering);
+    }
+    else
+    {
+        solver = makeComplexLdltSolver(executor, {n, colStart.data(), rows.data()}, ordering);
+    }
     const LdltAnalysis& a = solver->analysis();
     std::printf("%-16s %s\n", "ordering", orderingName(a.ordering).c_str());
     std::printf("%-16s %ld (lower triangle)\n", "nnz(A)", a.nnzALower);
     std::printf("%-16s %ld\n", "nnz(L)", a.nnzL);
     std::printf("%-16s %.3g (nnz(L)/nnz(A))\n", "fill", double(a.nnzL)/double(std::max(1L, a.nnzALower)));
-    std::printf("%-16s %.4g\n", "flops", a.flops);
+    std::printf("%-16s %.4g%s\n", "flops", a.flops, m.complexValues ? " (complex operations)" : "");
     std::printf("%-16s %d (%d levels of their tree)\n", "supernodes", a.nSupernodes, a.nLevels);
     std::printf("%-16s %ld L values (%.3g x nnz(L)), %ld update entries, %.4g MiB on the executor\n", "storage",
                 a.storedL, double(a.storedL)/double(std::max(1L, a.nnzL)), a.updateEntries, a.deviceBytes/1048576);
@@ -365,9 +393,7 @@ void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const 
     std::printf("%-16s %.4g ms (%.3g GFLOP/s)\n", "numeric", 1e3*f.seconds, a.flops/std::max(f.seconds, 1e-12)/1e9);
     std::printf("%-16s %d (floor %.3g on the scaled matrix)\n", "static pivots", f.nStaticPivots, f.pivotFloor);
 
-    const std::vector<double> ones(n, 1.0);
-    const std::vector<double> b = hostProduct(m, ones, [](double v) { return v; });
-    std::vector<double> x(n, 0.0);
+    std::vector<Scalar> x(n, Scalar(0));
     const SolveResult r = solver->solve(b.data(), x.data(), tolerance, maxRefinement);
     std::printf("%-16s %.4g ms\n", "solve", 1e3*r.setupSeconds);
     std::printf("%-16s %.4g ms (%d steps)\n", "refinement", 1e3*r.iterateSeconds, r.nIterations);
@@ -377,9 +403,37 @@ void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const 
     double error = 0;
     for (int i = 0; i < n; ++i)
     {
-        error = std::max(error, std::abs(x[i] - 1));
+        error = std::max(error, double(std::abs(x[i] - Scalar(1))));
     }
     std::printf("%-16s %.3g\n", "max |x - 1|", error);
+    if (!r.converged && f.nStaticPivots > 0)
+    {
+        throw Error("LDLT: " + o.file + " is singular to working precision: " + std::to_string(f.nStaticPivots)
+                    + " pivots replaced (static pivoting), and the refinement stopped at a relative residual of "
+                    + std::to_string(r.finalResidual) + ", above the tolerance " + std::to_string(tolerance));
+    }
+}
+
+void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
+{
+    if (m.hermitian())
+    {
+        throw Error("solver LDLT is for symmetric matrices (A = A^T); " + o.file + " is Hermitian (A = A^H, not"
+                    " A^T), which L D L^T without conjugation does not factor");
+    }
+    if (!m.symmetric())
+    {
+        throw Error("solver LDLT is for symmetric matrices; " + o.file + " is not symmetric"
+                    + (m.complexValues ? "" : " (use PBiCGStab)"));
+    }
+    if (m.complexValues)
+    {
+        runLdltOf<std::complex<double>>(o, m, executor, gpuReason);
+    }
+    else
+    {
+        runLdltOf<double>(o, m, executor, gpuReason);
+    }
 }
 
 void run(const Options& o)
@@ -390,6 +444,10 @@ void run(const Options& o)
         const std::string reason = gpuUnavailableReason();
         runLdlt(o, m, o.executor.value_or(reason.empty() ? Executor::gpu : Executor::cpu), reason);
         return;
+    }
+    if (m.complexValues)
+    {
+        throw Error(o.file + " is complex: only -solver LDLT takes complex (symmetric) matrices");
     }
     const bool symmetric = m.symmetric();
     const KrylovMethod method =

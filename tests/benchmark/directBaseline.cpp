@@ -225,9 +225,9 @@ int main(int argc, char** argv)
     try
     {
         const gpuLdu::LduMatrixData m = gpuLdu::readMatrixMarket(file);
-        if (!m.symmetric())
+        if (!m.symmetric() || m.complexValues)
         {
-            std::fprintf(stderr, "%s is not symmetric\n", file.c_str());
+            std::fprintf(stderr, "%s is not real symmetric (the baselines here take real matrices)\n", file.c_str());
             return 1;
         }
         const Csc full = toCsc(m, false);

@@ -9,6 +9,7 @@
 #include "gpuLdu/matrixMarket.hpp"
 
 #include <cmath>
+#include <complex>
 #include <random>
 
 namespace gpuLdu::test
@@ -22,13 +23,15 @@ TYPED_TEST_SUITE(LdltTest, Backends);
 namespace
 {
 
-//- A symmetric matrix as its lower triangle in compressed columns (diagonal first in each column)
-struct Lower
+//- A symmetric matrix as its lower triangle in compressed columns (diagonal first in each
+//  column), real or complex (std::complex<double>: complex symmetric)
+template<class T>
+struct LowerOf
 {
     int n = 0;
     std::vector<int> colStart{0};
     std::vector<int> rows;
-    std::vector<double> values;
+    std::vector<T> values;
 
     SymmetricPattern pattern() const
     {
@@ -36,9 +39,9 @@ struct Lower
     }
 
     //- (A x)_i
-    std::vector<double> multiply(const std::vector<double>& x) const
+    std::vector<T> multiply(const std::vector<T>& x) const
     {
-        std::vector<double> y(n, 0.0);
+        std::vector<T> y(n, T(0));
         for (int j = 0; j < n; ++j)
         {
             for (int p = colStart[j]; p < colStart[j + 1]; ++p)
@@ -55,11 +58,15 @@ struct Lower
     }
 };
 
+using Lower = LowerOf<double>;
+using ComplexLower = LowerOf<std::complex<double>>;
+
 //- The lower triangle of an LDU matrix (its lower coefficients: A(upper[f], lower[f]))
-Lower fromLdu(int n, const std::vector<int>& l, const std::vector<int>& u, const std::vector<double>& diag,
-              const std::vector<double>& lowerCoeffs)
+template<class T>
+LowerOf<T> fromLdu(int n, const std::vector<int>& l, const std::vector<int>& u, const std::vector<T>& diag,
+                   const std::vector<T>& lowerCoeffs)
 {
-    std::vector<std::vector<std::pair<int, double>>> cols(n);
+    std::vector<std::vector<std::pair<int, T>>> cols(n);
     for (int j = 0; j < n; ++j)
     {
         cols[j].push_back({j, diag[j]});
@@ -68,7 +75,7 @@ Lower fromLdu(int n, const std::vector<int>& l, const std::vector<int>& u, const
     {
         cols[l[f]].push_back({u[f], lowerCoeffs[f]});
     }
-    Lower a;
+    LowerOf<T> a;
     a.n = n;
     for (const auto& c : cols)
     {
@@ -113,6 +120,62 @@ Lower saddlePoint(int nx, int m)
     return fromLdu(k.nCells + m, l, u, diag, coeffs);
 }
 
+//- A complex symmetric file's lower triangle (its real and imaginary parts)
+ComplexLower fromComplexFile(const std::string& name)
+{
+    const LduMatrixData m = gpuLdu::readMatrixMarket(std::string(GPULDU_TEST_DATA_DIR) + "/" + name);
+    EXPECT_TRUE(m.complexValues && m.symmetric()) << name;
+    std::vector<std::complex<double>> diag(m.nCells), coeffs(m.lower.size());
+    for (int c = 0; c < m.nCells; ++c)
+    {
+        diag[c] = {m.diag[c], m.diagImag[c]};
+    }
+    for (std::size_t f = 0; f < coeffs.size(); ++f)
+    {
+        coeffs[f] = {m.lowerCoeffs[f], m.lowerImag[f]};
+    }
+    return fromLdu(m.nCells, m.lower, m.upper, diag, coeffs);
+}
+
+//- The rows and columns of a that have an entry (a principal submatrix)
+template<class T>
+LowerOf<T> withoutEmptyRows(const LowerOf<T>& a)
+{
+    std::vector<int> keep(a.n, 0), index(a.n, -1);
+    for (int j = 0; j < a.n; ++j)
+    {
+        for (int p = a.colStart[j]; p < a.colStart[j + 1]; ++p)
+        {
+            if (a.values[p] != T(0))
+            {
+                keep[j] = keep[a.rows[p]] = 1;
+            }
+        }
+    }
+    LowerOf<T> b;
+    for (int j = 0; j < a.n; ++j)
+    {
+        if (keep[j])
+        {
+            index[j] = b.n++;
+        }
+    }
+    for (int j = 0; j < a.n; ++j)
+    {
+        if (!keep[j])
+        {
+            continue;
+        }
+        for (int p = a.colStart[j]; p < a.colStart[j + 1]; ++p)
+        {
+            b.rows.push_back(index[a.rows[p]]);
+            b.values.push_back(a.values[p]);
+        }
+        b.colStart.push_back(int(b.rows.size()));
+    }
+    return b;
+}
+
 std::vector<double> randomRhs(int n, unsigned seed)
 {
     std::mt19937 gen(seed);
@@ -125,14 +188,26 @@ std::vector<double> randomRhs(int n, unsigned seed)
     return b;
 }
 
-double relativeResidual(const Lower& a, const std::vector<double>& x, const std::vector<double>& b)
+std::vector<std::complex<double>> randomComplex(int n, unsigned seed)
 {
-    const std::vector<double> ax = a.multiply(x);
+    const std::vector<double> re = randomRhs(n, seed), im = randomRhs(n, seed + 1);
+    std::vector<std::complex<double>> v(n);
+    for (int i = 0; i < n; ++i)
+    {
+        v[i] = {re[i], im[i]};
+    }
+    return v;
+}
+
+template<class T>
+double relativeResidual(const LowerOf<T>& a, const std::vector<T>& x, const std::vector<T>& b)
+{
+    const std::vector<T> ax = a.multiply(x);
     double r = 0, nb = 0;
     for (int i = 0; i < a.n; ++i)
     {
-        r += (b[i] - ax[i])*(b[i] - ax[i]);
-        nb += b[i]*b[i];
+        r += std::norm(b[i] - ax[i]);
+        nb += std::norm(b[i]);
     }
     return std::sqrt(r/nb);
 }
@@ -234,7 +309,7 @@ TYPED_TEST(LdltTest, SolvesToTolerance)
 //  tolerance. [[1, 1, 0], [1, 1 + 1e-14, 1], [0, 1, 4]]: the second pivot is about 1e-14
 TYPED_TEST(LdltTest, StaticPivotingIsCountedAndRefined)
 {
-    Lower a = fromLdu(3, {0, 1}, {1, 2}, {1.0, 1.0 + 1e-14, 4.0}, {1.0, 1.0});
+    Lower a = fromLdu<double>(3, {0, 1}, {1, 2}, {1.0, 1.0 + 1e-14, 4.0}, {1.0, 1.0});
     LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::natural);
     const LdltFactorStats stats = solver.factor(a.values.data());
     EXPECT_EQ(stats.nStaticPivots, 1);
@@ -439,7 +514,7 @@ TYPED_TEST(LdltTest, RejectsBadInput)
     EXPECT_THROW(solver.factor(zeros.data()), Error);
     // singular [[1, 1], [1, 1]] with b = (1, 0), no solution: the zero pivot replaced and
     // counted, the refinement does not reach the tolerance, and says so
-    const Lower singular = fromLdu(2, {0}, {1}, {1.0, 1.0}, {1.0});
+    const Lower singular = fromLdu<double>(2, {0}, {1}, {1.0, 1.0}, {1.0});
     LdltSolverImpl<TypeParam> s2(singular.pattern(), LdltOrdering::natural);
     EXPECT_EQ(s2.factor(singular.values.data()).nStaticPivots, 1);
     const std::vector<double> b2{1.0, 0.0};
@@ -466,6 +541,91 @@ TYPED_TEST(LdltTest, RejectsBadInput)
         EXPECT_NE(what.find("try the METIS ordering"), std::string::npos) << what;
     }
     EXPECT_NO_THROW(LdltSolverImpl<TypeParam>(big.pattern(), LdltOrdering::metis, 2*needed));
+}
+
+//- Complex symmetric matrices (A = A^T, complex values, no conjugation): qc324, dwg961a's
+//  non-empty principal submatrix (its full matrix has 256 empty rows: singular, an error naming
+//  the row) and a damped Helmholtz-like 3-D Laplacian K + i 0.3 I, large enough for large fronts
+//  and long supernodes (the complex dense BLAS), solved to 1e-12 in both fill-reducing
+//  orderings; the GPU's factor the CPU's to rounding; a tiny complex pivot replaced by the floor
+//  in its own direction
+TYPED_TEST(LdltTest, ComplexSymmetricSolvesToTolerance)
+{
+    using C = std::complex<double>;
+    const LduProblem k = poisson3D(12, 12, 12, 6, -1);
+    std::vector<C> diag(k.diag.begin(), k.diag.end()), coeffs(k.upperCoeffs.begin(), k.upperCoeffs.end());
+    for (C& d : diag)
+    {
+        d += C(0, 0.3);
+    }
+    struct Case { std::string name; ComplexLower a; };
+    const std::vector<Case> cases{
+        {"qc324", fromComplexFile("qc324.mtx.gz")},
+        {"dwg961a (non-empty rows)", withoutEmptyRows(fromComplexFile("dwg961a.mtx.gz"))},
+        {"shifted Laplacian", fromLdu(k.nCells, k.lower, k.upper, diag, coeffs)},
+    };
+    ASSERT_EQ(cases[1].a.n, 705);
+    for (const Case& c : cases)
+    {
+        for (LdltOrdering o : {LdltOrdering::amd, LdltOrdering::metis})
+        {
+            SCOPED_TRACE(c.name + ", " + orderingName(o));
+            LdltSolverImpl<TypeParam, Complex> solver(c.a.pattern(), o);
+            EXPECT_EQ(solver.factor(c.a.values.data()).nStaticPivots, 0);
+            const std::vector<C> b = c.a.multiply(randomComplex(c.a.n, 23));
+            std::vector<C> x(c.a.n);
+            const SolveResult r = solver.solve(b.data(), x.data(), 1e-12, 10);
+            EXPECT_TRUE(r.converged);
+            EXPECT_LE(r.finalResidual, 1e-12);
+            EXPECT_NEAR(relativeResidual(c.a, x, b), r.finalResidual, 1e-13);
+            if (c.name == "shifted Laplacian" && o == LdltOrdering::metis)
+            {
+                const SymbolicLdlt& s = solver.symbolic();
+                int largest = 0, longest = 0;
+                for (int sn = 0; sn < s.nSupernodes(); ++sn)
+                {
+                    largest = std::max(largest, s.rows(sn));
+                    longest = std::max(longest, s.cols(sn));
+                }
+                EXPECT_GT(largest, 128);   // panels through the dense BLAS
+                EXPECT_GT(longest, 32);    // solves through trsv/gemv
+                LdltSolverImpl<CpuBackend, Complex> reference(c.a.pattern(), o);
+                reference.factor(c.a.values.data());
+                const std::vector<Complex> mine = solver.denseFactor(), theirs = reference.denseFactor();
+                double scale = 0;
+                for (const Complex& v : theirs)
+                {
+                    scale = std::max(scale, thrust::abs(v));
+                }
+                for (std::size_t q = 0; q < theirs.size(); ++q)
+                {
+                    ASSERT_LE(thrust::abs(mine[q] - theirs[q]), 1e-10*scale) << "entry " << q;
+                }
+            }
+        }
+    }
+
+    // the whole dwg961a: empty rows, singular
+    const ComplexLower whole = fromComplexFile("dwg961a.mtx.gz");
+    LdltSolverImpl<TypeParam, Complex> singular(whole.pattern(), LdltOrdering::amd);
+    try
+    {
+        singular.factor(whole.values.data());
+        ADD_FAILURE() << "no error for dwg961a's empty rows";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
+    }
+
+    // [[1, 1], [1, 1 + 1e-14 i]]: the second pivot 1e-14 i - 0 ... replaced by floor i
+    const ComplexLower tiny = fromLdu<C>(2, {0}, {1}, {C(1, 0), C(1, 1e-14)}, {C(1, 0)});
+    LdltSolverImpl<TypeParam, Complex> pivoted(tiny.pattern(), LdltOrdering::natural);
+    const LdltFactorStats stats = pivoted.factor(tiny.values.data());
+    EXPECT_EQ(stats.nStaticPivots, 1);
+    const std::vector<Complex> f = pivoted.denseFactor();
+    EXPECT_EQ(f[3].real(), 0.0);
+    EXPECT_NEAR(f[3].imag(), stats.pivotFloor, 1e-12*stats.pivotFloor);
 }
 
 } // namespace gpuLdu::test

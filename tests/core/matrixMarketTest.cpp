@@ -139,6 +139,56 @@ TEST_F(MatrixMarket, ReadsSymmetricFileWithIntegerValues)
     EXPECT_EQ(m.lowerCoeffs, m.upperCoeffs);
 }
 
+//- Complex files: the imaginary parts beside the real ones; symmetric (A = A^T, lower triangle
+//  mirrored without conjugation) and general; a general file holding a Hermitian matrix is seen
+//  as Hermitian, not symmetric; the hermitian banner and a missing imaginary part are errors
+TEST_F(MatrixMarket, ReadsComplexFiles)
+{
+    const LduMatrixData s = gpuLdu::readMatrixMarket(write("c.mtx",
+        "%%MatrixMarket matrix coordinate complex symmetric\n"
+        "3 3 4\n"
+        "1 1 2 0.5\n"
+        "2 1 -1 3\n"
+        "2 2 4 -1\n"
+        "3 3 1 0\n"));
+    EXPECT_TRUE(s.complexValues);
+    EXPECT_TRUE(s.symmetric());
+    EXPECT_FALSE(s.hermitian());
+    EXPECT_EQ(s.diag, std::vector<double>({2, 4, 1}));
+    EXPECT_EQ(s.diagImag, std::vector<double>({0.5, -1, 0}));
+    EXPECT_EQ(s.lower, std::vector<int>({0}));
+    EXPECT_EQ(s.upper, std::vector<int>({1}));
+    EXPECT_EQ(s.upperCoeffs, std::vector<double>({-1}));
+    EXPECT_EQ(s.upperImag, std::vector<double>({3}));
+    EXPECT_EQ(s.lowerImag, s.upperImag);
+
+    const LduMatrixData h = gpuLdu::readMatrixMarket(write("h.mtx",
+        "%%MatrixMarket matrix coordinate complex general\n"
+        "2 2 4\n"
+        "1 1 2 0\n"
+        "2 1 1 1\n"
+        "1 2 1 -1\n"
+        "2 2 3 0\n"));
+    EXPECT_TRUE(h.complexValues);
+    EXPECT_FALSE(h.symmetric());
+    EXPECT_TRUE(h.hermitian());
+    EXPECT_EQ(h.upperImag, std::vector<double>({-1}));
+    EXPECT_EQ(h.lowerImag, std::vector<double>({1}));
+
+    const LduMatrixData real = gpuLdu::readMatrixMarket(write("r.mtx", symmetricBanner + "1 1 1\n1 1 2\n"));
+    EXPECT_FALSE(real.complexValues);
+    EXPECT_TRUE(real.diagImag.empty());
+    EXPECT_FALSE(real.hermitian());
+
+    expectError("%%MatrixMarket matrix coordinate complex hermitian\n", 1, "is not complex symmetric");
+    expectError("%%MatrixMarket matrix coordinate complex symmetric\n2 2 1\n1 1 2\n", 3,
+                "missing imaginary part");
+    expectError("%%MatrixMarket matrix coordinate complex symmetric\n2 2 1\n1 1 2 0 7\n", 3,
+                "trailing junk '7'");
+    expectError("%%MatrixMarket matrix coordinate complex symmetric\n2 2 1\n1 1 2 inf\n", 3,
+                "non-finite value 'inf'");
+}
+
 TEST_F(MatrixMarket, SumsDuplicates)
 {
     const LduMatrixData m = gpuLdu::readMatrixMarket(write("d.mtx", generalBanner +
@@ -200,7 +250,7 @@ TEST_F(MatrixMarket, BadBannerOrKind)
     expectError("%%MatrixMarket vector coordinate real general\n", 1, "unsupported object 'vector'");
     expectError("%%MatrixMarket matrix array real general\n", 1, "unsupported format 'array'");
     expectError("%%MatrixMarket matrix coordinate pattern general\n", 1, "unsupported field 'pattern'");
-    expectError("%%MatrixMarket matrix coordinate complex general\n", 1, "unsupported field 'complex'");
+    expectError("%%MatrixMarket matrix coordinate quaternion general\n", 1, "unsupported field 'quaternion'");
     expectError("%%MatrixMarket matrix coordinate real skew-symmetric\n", 1,
                 "unsupported symmetry 'skew-symmetric'");
     expectError("%%MatrixMarket matrix coordinate real hermitian\n", 1, "unsupported symmetry 'hermitian'");

@@ -159,6 +159,10 @@ inline LduProblem poisson3D(int nx, int ny, int nz, unsigned seed, double sign =
 inline LduProblem readMatrixMarket(const std::string& path)
 {
     LduMatrixData m = gpuLdu::readMatrixMarket(path);
+    if (m.complexValues)
+    {
+        throw Error(path + ": complex values, the tests' problems are real");
+    }
     LduProblem p;
     p.nCells = m.nCells;
     p.lower = std::move(m.lower);

@@ -115,6 +115,14 @@ struct CpuBackend
     static void subtractMatrixVector(int m, int n, const double* A, int lda, const double* x, double* y,
                                      bool transposed);
 
+    //- The same for complex values (transposes, not conjugates)
+    static void subtractProductNT(int m, int n, int k, const Complex* A, int lda, const Complex* B, int ldb,
+                                  Complex* C, int ldc, bool lowerOnly);
+    static void solveUnitLowerTransposedRight(int m, int n, const Complex* L, int ldl, Complex* X, int ldx);
+    static void solveUnitLowerVector(int n, const Complex* L, int ldl, Complex* x, bool transposed);
+    static void subtractMatrixVector(int m, int n, const Complex* A, int lda, const Complex* x, Complex* y,
+                                     bool transposed);
+
     //- The bytes an allocation may take now on this backend
     static double availableMemory();
 

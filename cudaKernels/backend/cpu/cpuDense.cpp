@@ -12,16 +12,15 @@
 namespace gpuLdu
 {
 
-void CpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda, const double* B, int ldb,
-                                   double* C, int ldc, bool lowerOnly)
+namespace
 {
-    if (!lowerOnly)
-    {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, A, lda, B, ldb, 1.0, C, ldc);
-        return;
-    }
-    // CBLAS has no syrkx: by column blocks, the block's diagonal part entry by entry (only its
-    // lower triangle: the rest of C must stay as it was), the part below it by dgemm
+
+//- C -= A B^T on C's lower triangle only (CBLAS has no syrkx): by column blocks, the block's
+//  diagonal part entry by entry (only its lower triangle: the rest of C must stay as it was),
+//  the part below it by gemm
+template<class T, class Gemm>
+void subtractLowerProduct(int n, int k, const T* A, int lda, const T* B, int ldb, T* C, int ldc, Gemm gemm)
+{
     constexpr int block = 64;
     for (int j = 0; j < n; j += block)
     {
@@ -30,7 +29,7 @@ void CpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda
         {
             for (int r = c; r < j + w; ++r)
             {
-                double sum = 0;
+                T sum = 0;
                 for (int q = 0; q < k; ++q)
                 {
                     sum += A[r + long(q)*lda]*B[c + long(q)*ldb];
@@ -38,11 +37,30 @@ void CpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda
                 C[r + long(c)*ldc] -= sum;
             }
         }
-        if (m - j - w > 0)
+        if (n - j - w > 0)
         {
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m - j - w, w, k, -1.0, A + j + w, lda, B + j, ldb,
-                        1.0, C + long(j)*ldc + j + w, ldc);
+            gemm(n - j - w, w, k, A + j + w, B + j, C + long(j)*ldc + j + w);
         }
+    }
+}
+
+} // namespace
+
+
+void CpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda, const double* B, int ldb,
+                                   double* C, int ldc, bool lowerOnly)
+{
+    const auto gemm = [=](int gm, int gn, int gk, const double* a, const double* b, double* c)
+    {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, gm, gn, gk, -1.0, a, lda, b, ldb, 1.0, c, ldc);
+    };
+    if (lowerOnly)
+    {
+        subtractLowerProduct(n, k, A, lda, B, ldb, C, ldc, gemm);
+    }
+    else
+    {
+        gemm(m, n, k, A, B, C);
     }
 }
 
@@ -60,6 +78,45 @@ void CpuBackend::subtractMatrixVector(int m, int n, const double* A, int lda, co
                                       bool transposed)
 {
     cblas_dgemv(CblasColMajor, transposed ? CblasTrans : CblasNoTrans, m, n, -1.0, A, lda, x, 1, 1.0, y, 1);
+}
+
+// Complex: the z routines with CblasTrans (the transpose, not the conjugate transpose)
+namespace
+{
+const Complex minusOne(-1.0, 0.0), one(1.0, 0.0);
+}
+
+void CpuBackend::subtractProductNT(int m, int n, int k, const Complex* A, int lda, const Complex* B, int ldb,
+                                   Complex* C, int ldc, bool lowerOnly)
+{
+    const auto gemm = [=](int gm, int gn, int gk, const Complex* a, const Complex* b, Complex* c)
+    {
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasTrans, gm, gn, gk, &minusOne, a, lda, b, ldb, &one, c, ldc);
+    };
+    if (lowerOnly)
+    {
+        subtractLowerProduct(n, k, A, lda, B, ldb, C, ldc, gemm);
+    }
+    else
+    {
+        gemm(m, n, k, A, B, C);
+    }
+}
+
+void CpuBackend::solveUnitLowerTransposedRight(int m, int n, const Complex* L, int ldl, Complex* X, int ldx)
+{
+    cblas_ztrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m, n, &one, L, ldl, X, ldx);
+}
+
+void CpuBackend::solveUnitLowerVector(int n, const Complex* L, int ldl, Complex* x, bool transposed)
+{
+    cblas_ztrsv(CblasColMajor, CblasLower, transposed ? CblasTrans : CblasNoTrans, CblasUnit, n, L, ldl, x, 1);
+}
+
+void CpuBackend::subtractMatrixVector(int m, int n, const Complex* A, int lda, const Complex* x, Complex* y,
+                                      bool transposed)
+{
+    cblas_zgemv(CblasColMajor, transposed ? CblasTrans : CblasNoTrans, m, n, &minusOne, A, lda, x, 1, &one, y, 1);
 }
 
 double CpuBackend::availableMemory()

@@ -132,6 +132,59 @@ void GpuBackend::subtractMatrixVector(int m, int n, const double* A, int lda, co
                             &one, y, 1), "cublasDgemv");
 }
 
+// Complex: the Z routines with CUBLAS_OP_T (the transpose, not the conjugate transpose;
+// Zsyrkx is the symmetric product, not the Hermitian one); Complex has cuDoubleComplex's layout
+namespace
+{
+
+cuDoubleComplex* z(Complex* p)
+{
+    return reinterpret_cast<cuDoubleComplex*>(p);
+}
+
+const cuDoubleComplex* z(const Complex* p)
+{
+    return reinterpret_cast<const cuDoubleComplex*>(p);
+}
+
+const cuDoubleComplex minusOneZ{-1, 0}, oneZ{1, 0};
+
+} // namespace
+
+void GpuBackend::subtractProductNT(int m, int n, int k, const Complex* A, int lda, const Complex* B, int ldb,
+                                   Complex* C, int ldc, bool lowerOnly)
+{
+    if (lowerOnly)
+    {
+        cublasCheck(cublasZsyrkx(blasHandle(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minusOneZ, z(A), lda,
+                                 z(B), ldb, &oneZ, z(C), ldc), "cublasZsyrkx");
+    }
+    else
+    {
+        cublasCheck(cublasZgemm(blasHandle(), CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &minusOneZ, z(A), lda, z(B), ldb,
+                                &oneZ, z(C), ldc), "cublasZgemm");
+    }
+}
+
+void GpuBackend::solveUnitLowerTransposedRight(int m, int n, const Complex* L, int ldl, Complex* X, int ldx)
+{
+    cublasCheck(cublasZtrsm(blasHandle(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                            CUBLAS_DIAG_UNIT, m, n, &oneZ, z(L), ldl, z(X), ldx), "cublasZtrsm");
+}
+
+void GpuBackend::solveUnitLowerVector(int n, const Complex* L, int ldl, Complex* x, bool transposed)
+{
+    cublasCheck(cublasZtrsv(blasHandle(), CUBLAS_FILL_MODE_LOWER, transposed ? CUBLAS_OP_T : CUBLAS_OP_N,
+                            CUBLAS_DIAG_UNIT, n, z(L), ldl, z(x), 1), "cublasZtrsv");
+}
+
+void GpuBackend::subtractMatrixVector(int m, int n, const Complex* A, int lda, const Complex* x, Complex* y,
+                                      bool transposed)
+{
+    cublasCheck(cublasZgemv(blasHandle(), transposed ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, &minusOneZ, z(A), lda,
+                            z(x), 1, &oneZ, z(y), 1), "cublasZgemv");
+}
+
 double GpuBackend::availableMemory()
 {
     std::size_t free = 0, total = 0;

@@ -5,6 +5,7 @@
 #ifndef GPULDU_GPULDU_HPP
 #define GPULDU_GPULDU_HPP
 
+#include <complex>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -565,20 +566,22 @@ struct LdltAnalysis
 //- What a numeric factorisation did
 struct LdltFactorStats
 {
-    //- Pivots below the floor replaced by +-floor (static pivoting); the floor,
-    //  sqrt(machine epsilon) x the largest |a_ij|
+    //- Pivots below the floor replaced by +-floor (static pivoting; complex: the floor in the
+    //  pivot's direction); the floor, 1e-10 x the largest |a_ij| of the scaled matrix
     int nStaticPivots = 0;
     double pivotFloor = 0;
     double seconds = 0;
 };
 
-//- A x = b for a symmetric A by the sparse factorisation A = P^T L D L^T P: the symbolic analysis
-//  once (makeLdltSolver), the numeric factorisation per set of values, then solves with
-//  iterative refinement on the executor.
-class LdltSolver
+//- A x = b for a symmetric A (A = A^T) by the sparse factorisation A = P^T L D L^T P: the
+//  symbolic analysis once (makeLdltSolver), the numeric factorisation per set of values, then
+//  solves with iterative refinement on the executor. Scalar: double, or std::complex<double> for
+//  a complex symmetric A (transposes, never conjugates: not for a Hermitian A).
+template<class Scalar>
+class BasicLdltSolver
 {
 public:
-    virtual ~LdltSolver() = default;
+    virtual ~BasicLdltSolver() = default;
 
     virtual Executor executor() const = 0;
 
@@ -586,19 +589,28 @@ public:
 
     //- Factor the values of the pattern's entries (in its order). Throws Error naming the
     //  column (of A) of a pivot that is not finite, or an entry that is not.
-    virtual LdltFactorStats factor(const double* values) = 0;
+    virtual LdltFactorStats factor(const Scalar* values) = 0;
 
     //- x = A^-1 b (host arrays of n), then refined (x += A^-1 (b - A x)) until ||b - A x||_2 /
     //  ||b||_2 <= tolerance or after maxRefinement steps. initialResidual: after the plain
     //  solve; finalResidual: at the end; nIterations: the refinement steps; converged: the
     //  tolerance reached; seconds: uploadSeconds b to the executor, setupSeconds the plain solve
     //  (with its residual), iterateSeconds the refinement. Before a factor: throws Error.
-    virtual SolveResult solve(const double* b, double* x, double tolerance, int maxRefinement) = 0;
+    virtual SolveResult solve(const Scalar* b, Scalar* x, double tolerance, int maxRefinement) = 0;
 };
 
-//- The symbolic analysis of the lower triangle's pattern in an ordering, on an executor.
-//  Throws Error for a malformed pattern (sizes, rows out of range or above the diagonal).
+using LdltSolver = BasicLdltSolver<double>;
+using ComplexLdltSolver = BasicLdltSolver<std::complex<double>>;
+
+//- The symbolic analysis of the lower triangle's pattern in an ordering, on an executor, for real
+//  or complex values. Throws Error for a malformed pattern (sizes, rows out of range or above the
+//  diagonal).
 std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering);
+std::unique_ptr<ComplexLdltSolver> makeComplexLdltSolver(
+    Executor executor,
+    const SymmetricPattern& lower,
+    LdltOrdering ordering
+);
 
 //- Host memory for values on their way to a system or back: page-locked for the GPU executor,
 //  so that setMatrix and solve copy straight between it and the device (no staging copy through

@@ -24,16 +24,26 @@ struct LduMatrixData
     std::vector<double> diag;
     std::vector<double> upperCoeffs;
     std::vector<double> lowerCoeffs;
+    //- A complex file: the imaginary parts of diag, upperCoeffs and lowerCoeffs (empty for a
+    //  real file)
+    bool complexValues = false;
+    std::vector<double> diagImag;
+    std::vector<double> upperImag;
+    std::vector<double> lowerImag;
     //- Entries in the file (before the symmetric expansion)
     long nFileEntries = 0;
     //- The header said symmetric
     bool symmetricFile = false;
 
-    //- lowerCoeffs == upperCoeffs
+    //- A = A^T: lowerCoeffs == upperCoeffs (and the same for the imaginary parts)
     bool symmetric() const
     {
-        return lowerCoeffs == upperCoeffs;
+        return lowerCoeffs == upperCoeffs && lowerImag == upperImag;
     }
+
+    //- A complex A = A^H (conjugate transpose) that is not A^T: a real diagonal, equal real
+    //  parts and opposite imaginary parts across the diagonal
+    bool hermitian() const;
 
     LduAddressingView addressing() const
     {
@@ -41,10 +51,10 @@ struct LduMatrixData
     }
 };
 
-//- Reads a Matrix Market file: coordinate, real or integer, general or symmetric, plain or gzip.
-//  Duplicate entries are summed. Throws Error "<path>:<line>: <what is wrong>" (lines 1-based)
-//  for a missing or bad banner, an unsupported kind (pattern, complex, array, skew-symmetric,
-//  hermitian), a bad or missing size line, a non-square matrix, an index out of range, a
+//- Reads a Matrix Market file: coordinate, real, integer or complex, general or symmetric, plain
+//  or gzip. Duplicate entries are summed. Throws Error "<path>:<line>: <what is wrong>" (lines
+//  1-based) for a missing or bad banner, an unsupported kind (pattern, array, skew-symmetric,
+//  hermitian: not complex symmetric), a bad or missing size line, a non-square matrix, an index out of range, a
 //  missing, non-numeric or non-finite value, trailing words on an entry line, fewer or more
 //  entries than the size line says, and an entry above the diagonal in a symmetric file;
 //  "<path>: cannot open" for a file that cannot be opened.
