@@ -512,6 +512,8 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
     std::vector<int> smallEnd_, hostNodes_;
     //- The rows of the largest large front (a panel workspace per side stream: rows x panel)
     long panelRows_ = 0;
+    //- The most rows below a long supernode (the backward solve's gather)
+    long longestBelow_ = 0;
     //- The same for the solves: per level the supernodes of a team, then the long ones
     std::vector<int> solveTeamEnd_, hostSolveNodes_;
     std::vector<std::vector<long>> rounds_;
@@ -546,6 +548,98 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
 
     //- The large front at nodes_[q], panel by panel
     void factorLarge(int q, double floor);
+
+    //- The bytes the factorisation takes on the backend (symbolic analysis done, panelRows_
+    //  set), checked against memory (< 0: what the backend has) before anything is allocated:
+    //  an Error saying what it needs, what there is and what to do
+    double checkMemory(double memory) const
+    {
+        const int ns = s_.nSupernodes();
+        const double t = sizeof(T);
+        const double bytes = t*(s_.valueStart[ns] + s_.updateArena + panelRows_*panel*B::sideStreams)
+            + 4.0*s_.superRows.size()*2 + t*s_.vectorStart[ns] + (28.0 + 4*t)*s_.n + (8.0 + 2*t)*s_.nnzALower;
+        const double available = memory < 0 ? B::availableMemory() : memory;
+        if (bytes > 0.9*available)
+        {
+            throw Error("gpuLdu: LDL^T: the factorisation of " + std::to_string(s_.n) + " rows ("
+                        + orderingName(analysis_.ordering) + ") needs " + std::to_string(long(bytes/1048576))
+                        + " MiB (" + std::to_string(long(t*s_.valueStart[ns]/1048576)) + " MiB of L, "
+                        + std::to_string(long(t*s_.updateArena/1048576)) + " MiB of update matrices), "
+                        + std::to_string(long(available/1048576)) + " MiB are available on the "
+                        + executorName(B::executor) + " executor: try the METIS ordering, another executor, "
+                        "or an iterative solver");
+        }
+        return bytes;
+    }
+
+    //- The factor's values, the update matrices and vectors, the workspaces (after the
+    //  structure is set up)
+    void allocateNumeric()
+    {
+        const int n = s_.n;
+        const int ns = s_.nSupernodes();
+        values_.resize(s_.valueStart[ns]);
+        update_.resize(s_.updateArena);
+        updateVector_.resize(s_.vectorStart[ns]);
+        panelW_.resize(panelRows_*panel*B::sideStreams);
+        gathered_.resize(longestBelow_);
+        slots_.resize(slotPos_.size());
+        csrVal_.resize(csrCol_.size());
+        flag_.resize(n);
+        for (Vector<T>* v : {&x_, &b_, &r_, &y_, &D_})
+        {
+            v->resize(n);
+        }
+        scale_.resize(n);
+        hostSlots_.resize(slotPos_.size());
+        hostScale_.resize(n);
+        hostCsr_.resize(csrCol_.size());
+    }
+
+    //- The symbolic analysis and set-up of other, copied (not redone), and numeric arrays of
+    //  its own (withSameAnalysis)
+    struct CopyAnalysis {};
+    LdltSolverImpl(const LdltSolverImpl& other, CopyAnalysis)
+    :
+        s_(other.s_),
+        analysis_(other.analysis_),
+        entryRow_(other.entryRow_),
+        entryCol_(other.entryCol_),
+        entrySlot_(other.entrySlot_),
+        slotPos_(other.slotPos_),
+        toCsr_{other.toCsr_[0], other.toCsr_[1]},
+        smallEnd_(other.smallEnd_),
+        hostNodes_(other.hostNodes_),
+        panelRows_(other.panelRows_),
+        longestBelow_(other.longestBelow_),
+        solveTeamEnd_(other.solveTeamEnd_),
+        hostSolveNodes_(other.hostSolveNodes_),
+        rounds_(other.rounds_),
+        superFirst_(other.superFirst_),
+        superRows_(other.superRows_),
+        superParent_(other.superParent_),
+        relIndex_(other.relIndex_),
+        childStart_(other.childStart_),
+        children_(other.children_),
+        nodes_(other.nodes_),
+        superRowStart_(other.superRowStart_),
+        valueStart_(other.valueStart_),
+        updateStart_(other.updateStart_),
+        vectorStart_(other.vectorStart_),
+        diagPos_(other.diagPos_),
+        slotPos_d_(other.slotPos_d_),
+        eaChild_(other.eaChild_),
+        eaColumn_(other.eaColumn_),
+        perm_(other.perm_),
+        solveNodes_(other.solveNodes_),
+        csrStart_(other.csrStart_),
+        csrCol_(other.csrCol_)
+    {
+        const auto begin = Clock::now();
+        checkMemory(-1);
+        allocateNumeric();
+        analysis_.seconds = secondsSince(begin);
+    }
 
     //- y = C^-1 y (C's order), level by level: supernodes of up to longSupernode columns by a
     //  team each (one launch per level), longer ones (their chain of columns would serialise a
@@ -636,7 +730,24 @@ public:
 
     LdltFactorStats factor(const HostScalar* values) override;
 
+    std::unique_ptr<BasicLdltSolver<HostScalar>> withSameAnalysis() const override
+    {
+        return std::unique_ptr<BasicLdltSolver<HostScalar>>(new LdltSolverImpl(*this, CopyAnalysis{}));
+    }
+
     SolveResult solve(const HostScalar* b, HostScalar* x, double tolerance, int maxRefinement) override;
+
+    //- x = A^-1 b with the factor, on the backend (b and x its arrays of n, A's order), no
+    //  refinement and no residual: a direct solve inside another solver (GAMG's coarsest level)
+    void applyInverse(const T* b, T* x)
+    {
+        if (!factored_)
+        {
+            throw Error("gpuLdu: LDL^T solve without a factorisation");
+        }
+        thrust::fill_n(B::policy(), x, s_.n, T(0));
+        correct(x, b);
+    }
 
     const SymbolicLdlt& symbolic() const
     {
@@ -687,28 +798,15 @@ LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering
     const int ns = s_.nSupernodes();
 
     // What the factor needs on the backend, before any of it is allocated
-    long panelRows = 0;
     for (int sn = 0; sn < ns; ++sn)
     {
         if (s_.rows(sn) > smallFront)
         {
-            panelRows = std::max(panelRows, long(s_.rows(sn)));
+            panelRows_ = std::max(panelRows_, long(s_.rows(sn)));
         }
     }
-    const double t = sizeof(T);
-    const double bytes = t*(s_.valueStart[ns] + s_.updateArena + panelRows*panel*B::sideStreams)
-        + 4.0*s_.superRows.size()*2 + t*s_.vectorStart[ns] + (28.0 + 4*t)*n + (8.0 + 2*t)*s_.nnzALower;
-    const double available = memory < 0 ? B::availableMemory() : memory;
-    if (bytes > 0.9*available)
-    {
-        throw Error("gpuLdu: LDL^T: the factorisation of " + std::to_string(n) + " rows ("
-                    + orderingName(ordering) + ") needs " + std::to_string(long(bytes/1048576)) + " MiB ("
-                    + std::to_string(long(t*s_.valueStart[ns]/1048576)) + " MiB of L, "
-                    + std::to_string(long(t*s_.updateArena/1048576)) + " MiB of update matrices), "
-                    + std::to_string(long(available/1048576)) + " MiB are available on the "
-                    + executorName(B::executor) + " executor: try the METIS ordering, another executor, "
-                    "or an iterative solver");
-    }
+    analysis_.ordering = ordering;
+    const double bytes = checkMemory(memory);
 
     // Each entry's place in C's lower part: C(i', j') with i' = inverse[i], j' = inverse[j]
     // (swapped into the lower triangle), found among the rows of j's supernode; the distinct
@@ -874,7 +972,7 @@ LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering
     hostNodes_ = nodes;
     upload(solveNodes_, solveNodes);
     hostSolveNodes_ = solveNodes;
-    gathered_.resize(longestBelow);
+    longestBelow_ = longestBelow;
     upload(eaChild_, eaChild);
     upload(eaColumn_, eaColumn);
     upload(diagPos_, diagPos);
@@ -882,25 +980,9 @@ LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering
     upload(perm_, s_.perm);
     upload(csrStart_, start);
     upload(csrCol_, col);
-    values_.resize(s_.valueStart[ns]);
-    update_.resize(s_.updateArena);
-    updateVector_.resize(s_.vectorStart[ns]);
-    panelRows_ = panelRows;
-    panelW_.resize(panelRows*panel*B::sideStreams);
-    slots_.resize(slotPos_.size());
-    csrVal_.resize(col.size());
-    flag_.resize(n);
-    for (Vector<T>* v : {&x_, &b_, &r_, &y_, &D_})
-    {
-        v->resize(n);
-    }
-    scale_.resize(n);
-    hostSlots_.resize(slotPos_.size());
-    hostScale_.resize(n);
-    hostCsr_.resize(col.size());
+    allocateNumeric();
 
     analysis_.n = n;
-    analysis_.ordering = ordering;
     analysis_.nnzALower = s_.nnzALower;
     analysis_.nnzL = s_.nnzL;
     analysis_.flops = s_.flops;

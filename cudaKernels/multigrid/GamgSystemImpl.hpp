@@ -9,6 +9,7 @@
 #ifndef GPULDU_GAMGSYSTEMIMPL_HPP
 #define GPULDU_GAMGSYSTEMIMPL_HPP
 
+#include "direct/LdltImpl.hpp"
 #include "multigrid/Agglomeration.hpp"
 #include "multigrid/JacobiSmoothers.hpp"
 #include "multigrid/SmootherRows.hpp"
@@ -113,6 +114,15 @@ class GamgSystemImpl : public GamgSystem
     std::unique_ptr<LduSystem> hostCoarsest_;
     //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
     CoarsestSolver* coarsestSolver_ = nullptr;
+    //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
+    //  on the first such solve): the coarsest addressing (kept from the constructor), the lower
+    //  triangle's pattern (each column's diagonal, then the rows of the faces whose lower cell it
+    //  is), where each entry's value is among the level's LDU values, the values last factored
+    bool directCoarsest_ = false;
+    std::vector<int> coarsestLower_, coarsestUpper_;
+    std::unique_ptr<LdltSolverImpl<B>> coarsestLdlt_;
+    std::vector<int> ldltColStart_, ldltRows_, ldltValueOf_;
+    std::vector<double> ldltValues_;
     //- The coarsest level's values, source and correction on the host (hostCoarsest_,
     //  coarsestSolver_)
     std::vector<double> hostLdu_;
@@ -444,6 +454,11 @@ class GamgSystemImpl : public GamgSystem
         controls.relTol = gamgControls.relTol;
         const KrylovMethod method = symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
         const Preconditioner preconditioner = symmetric_ ? Preconditioner::DIC : Preconditioner::DILU;
+        if (directCoarsest_)
+        {
+            coarsestLdlt_->applyInverse(ptr(src_[k]), ptr(corr_[k]));
+            return;
+        }
         if (coarsestSolver_)
         {
             B::download(hostSource_.data(), ptr(src_[k]), n);
@@ -463,6 +478,63 @@ class GamgSystemImpl : public GamgSystem
         thrust::fill_n(B::policy(), coarsest.psi(), n, 0.0);
         coarsest.solveResident(method, controls, preconditioner, coupling);
         thrust::copy_n(B::policy(), coarsest.psi(), n, ptr(corr_[k]));
+    }
+
+    //- directCoarsest: the coarsest matrix factored by LDL^T where its values changed since the
+    //  last factor (the symbolic analysis on the first call); a pivot that static pivoting had
+    //  to replace makes the direct solve inexact: an error, never a silently slower GAMG
+    void factorCoarsest()
+    {
+        Level& coarsest = *systems_.back();
+        const int n = coarsest.n();
+        const int nF = coarsest.nFaces();
+        if (!coarsestLdlt_)
+        {
+            ldltColStart_.assign(n + 1, 0);
+            for (int f = 0; f < nF; ++f)
+            {
+                ++ldltColStart_[coarsestLower_[f] + 1];
+            }
+            for (int j = 0; j < n; ++j)
+            {
+                ldltColStart_[j + 1] += ldltColStart_[j] + 1;
+            }
+            ldltRows_.resize(ldltColStart_[n]);
+            ldltValueOf_.resize(ldltColStart_[n]);
+            std::vector<int> next(ldltColStart_.begin(), ldltColStart_.end() - 1);
+            for (int j = 0; j < n; ++j)
+            {
+                ldltRows_[next[j]] = j;
+                ldltValueOf_[next[j]++] = j;
+            }
+            for (int f = 0; f < nF; ++f)
+            {
+                const int j = coarsestLower_[f];
+                ldltRows_[next[j]] = coarsestUpper_[f];
+                ldltValueOf_[next[j]++] = n + f;
+            }
+            coarsestLdlt_ = std::make_unique<LdltSolverImpl<B>>(
+                SymmetricPattern{n, ldltColStart_.data(), ldltRows_.data()}, autoOrdering(n));
+        }
+        hostLdu_.resize(n + nF);
+        B::download(hostLdu_.data(), coarsest.lduValues(), n + nF);
+        std::vector<double> values(ldltValueOf_.size());
+        for (std::size_t p = 0; p < values.size(); ++p)
+        {
+            values[p] = hostLdu_[ldltValueOf_[p]];
+        }
+        if (values != ldltValues_)
+        {
+            ldltValues_.clear();
+            const LdltFactorStats stats = coarsestLdlt_->factor(values.data());
+            if (stats.nStaticPivots > 0)
+            {
+                throw Error("gpuLdu: GAMG's coarsest level (" + std::to_string(n) + " cells) is singular to working"
+                            " precision: its LDL^T replaced " + std::to_string(stats.nStaticPivots)
+                            + " pivots; solve it iteratively (directSolveCoarsest no)");
+            }
+            ldltValues_ = std::move(values);
+        }
     }
 
     //- The coarsest matrix to the host's solver or system, where it solves there
@@ -513,6 +585,9 @@ public:
             corr_.emplace_back(systems_[k + 1]->n());
             src_.emplace_back(systems_[k + 1]->n());
         }
+        const LduAddressingView& last = levels.back().coarse;
+        coarsestLower_.assign(last.lower, last.lower + last.nFaces);
+        coarsestUpper_.assign(last.upper, last.upper + last.nFaces);
         if (B::executor == Executor::gpu && levels.back().coarse.nCells <= hostCoarsestMaxCells)
         {
             hostCoarsest_ = makeLduSystem(Executor::cpu, levels.back().coarse);
@@ -671,7 +746,19 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        setHostCoarsestMatrix();
+        directCoarsest_ = gamg.directCoarsest;
+        if (directCoarsest_ && !symmetric_)
+        {
+            throw Error("gpuLdu: GAMG's direct coarsest solve (LDL^T) is for symmetric matrices");
+        }
+        if (directCoarsest_)
+        {
+            factorCoarsest();
+        }
+        else
+        {
+            setHostCoarsestMatrix();
+        }
         times_.coarseMatrices = Level::secondsSince(start);
         start = Clock::now();
         for (int k = 0; k <= nCoarse(); ++k)

@@ -893,4 +893,53 @@ TYPED_TEST(GamgTest, CoarsestSolverTakesTheCoarsestLevel)
     }
 }
 
+//- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on the backend takes the
+//  V-cycles of an exact dense solve there (DenseCoarsest), to rounding; new values are factored
+//  anew (2 A against the dense solve of 2 A); an asymmetric matrix is refused
+TYPED_TEST(GamgTest, DirectCoarsestIsAnExactCoarsestSolve)
+{
+    const LduProblem p = poisson3D(16, 12, 10, 16, -1);
+    const TestHierarchy h(p, 40);
+    GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+    DenseCoarsest dense(h.problems.back().addressing());
+    const std::vector<double> b = referenceSource(p);
+    SolverControls controls;
+    controls.tolerance = 1e-10;
+    for (const double factor : {1.0, 2.0})
+    {
+        SCOPED_TRACE(factor);
+        std::vector<double> diag = p.diag, upper = p.upperCoeffs;
+        for (double& v : diag) v *= factor;
+        for (double& v : upper) v *= factor;
+        gamg.setMatrix(diag.data(), upper.data(), nullptr);
+        GamgControls c;
+        gamg.setCoarsestSolver(&dense);
+        std::vector<double> reference(p.nCells, 0.0), psi(p.nCells, 0.0);
+        const SolveResult expected = gamg.solve(reference.data(), b.data(), controls, c, {});
+        gamg.setCoarsestSolver(nullptr);
+        c.directCoarsest = true;
+        const SolveResult r = gamg.solve(psi.data(), b.data(), controls, c, {});
+        EXPECT_TRUE(r.converged);
+        EXPECT_EQ(r.nIterations, expected.nIterations);
+        EXPECT_NEAR(r.finalResidual, expected.finalResidual, 1e-3*expected.finalResidual);
+        double scale = 0, difference = 0;
+        for (int i = 0; i < p.nCells; ++i)
+        {
+            scale = std::max(scale, std::abs(reference[i]));
+            difference = std::max(difference, std::abs(psi[i] - reference[i]));
+        }
+        EXPECT_LE(difference, 1e-9*scale);
+    }
+
+    const LduProblem a = momentumLike(16, 12, 10, 17);
+    const TestHierarchy ha(a, 40);
+    GamgSystemImpl<TypeParam> asymmetric(a.addressing(), ha.views);
+    asymmetric.setMatrix(a.diag.data(), a.upperCoeffs.data(), a.lowerOrNull());
+    GamgControls c;
+    c.directCoarsest = true;
+    std::vector<double> psi(a.nCells, 0.0);
+    const std::vector<double> ba = referenceSource(a);
+    EXPECT_THROW(asymmetric.solve(psi.data(), ba.data(), controls, c, {}), Error);
+}
+
 } // namespace gpuLdu::test

@@ -543,6 +543,31 @@ TYPED_TEST(LdltTest, RejectsBadInput)
     EXPECT_NO_THROW(LdltSolverImpl<TypeParam>(big.pattern(), LdltOrdering::metis, 2*needed));
 }
 
+//- withSameAnalysis (another field of a mesh): the copy factors other values of the pattern
+//  exactly as a solver analysed anew does, and the original keeps its own factor
+TYPED_TEST(LdltTest, CopiedAnalysisFactorsAsAFreshOne)
+{
+    const Lower a = fromProblem(poisson3D(10, 9, 8, 11, -1));
+    Lower other = a;
+    for (int j = 0; j < a.n; ++j)
+    {
+        other.values[a.colStart[j]] += 0.5 + 0.01*(j%7);   // diagonal entries: still SPD
+    }
+    LdltSolverImpl<TypeParam> first(a.pattern(), LdltOrdering::metis);
+    first.factor(a.values.data());
+    const std::vector<double> before = first.denseFactor();
+    const std::unique_ptr<LdltSolver> copy = first.withSameAnalysis();
+    EXPECT_EQ(copy->analysis().nnzL, first.analysis().nnzL);
+    copy->factor(other.values.data());
+    LdltSolverImpl<TypeParam> fresh(other.pattern(), LdltOrdering::metis);
+    fresh.factor(other.values.data());
+    EXPECT_EQ(dynamic_cast<LdltSolverImpl<TypeParam>&>(*copy).denseFactor(), fresh.denseFactor());
+    EXPECT_EQ(first.denseFactor(), before);
+    const std::vector<double> b = a.multiply(randomRhs(a.n, 29));
+    std::vector<double> x(a.n);
+    EXPECT_LE(first.solve(b.data(), x.data(), 1e-12, 10).finalResidual, 1e-12);
+}
+
 //- Complex symmetric matrices (A = A^T, complex values, no conjugation): qc324, dwg961a's
 //  non-empty principal submatrix (its full matrix has 256 empty rows: singular, an error naming
 //  the row) and a damped Helmholtz-like 3-D Laplacian K + i 0.3 I, large enough for large fronts

@@ -108,6 +108,25 @@ done
 run ldltAsymmetric "$data/sherman5.mtx.gz" -solver LDLT
 expect "LDLT on the asymmetric sherman5 fails" \
     eval 'test "$status" = 1 && logHas "solver LDLT is for symmetric matrices"'
+# complex symmetric files (A = A^T): qc324 to 1e-12; dwg961a (256 empty rows) reported as
+# singular; a Hermitian file and an iterative solver on a complex file refused
+for ordering in AMD METIS; do
+    run "ldlt-qc324-$ordering" "$data/qc324.mtx.gz" -solver LDLT -ordering "$ordering"
+    expect "LDLT on the complex symmetric qc324 ($ordering) converges to 1e-12" \
+        eval 'test "$status" = 0 && logHas "324 (complex symmetric)" && logHas "converged        yes" \
+              && awk "/^LDLT:  Solving for x/ { f = \$12; sub(/,/, \"\", f); exit !(f + 0 <= 1e-12) }" "$log"'
+done
+run ldltSingularComplex "$data/dwg961a.mtx.gz" -solver LDLT
+expect "LDLT on dwg961a (empty rows) fails as singular" \
+    eval 'test "$status" -ne 0 && logHas "the matrix is singular"'
+printf '%%%%MatrixMarket matrix coordinate complex general\n2 2 4\n1 1 2 0\n2 1 1 1\n1 2 1 -1\n2 2 3 0\n' \
+    > "$work/hermitian.mtx"
+run ldltHermitian "$work/hermitian.mtx" -solver LDLT
+expect "LDLT on a Hermitian matrix fails naming it" \
+    eval 'test "$status" = 1 && logHas "is Hermitian (A = A^H, not A^T)"'
+run complexPcg "$data/qc324.mtx.gz"
+expect "an iterative solver on a complex file fails" \
+    eval 'test "$status" = 1 && logHas "only -solver LDLT takes complex"'
 run ldltBadOrdering "$data/nos4.mtx.gz" -solver LDLT -ordering RCM
 expect "-ordering RCM fails listing the valid orderings" \
     eval 'test "$status" = 1 && logHasWords auto AMD METIS natural'

@@ -13,6 +13,7 @@
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform_reduce.h>
 
+#include <complex>
 #include <cstring>
 #include <initializer_list>
 #include <utility>
@@ -115,12 +116,41 @@ struct CpuBackend
     static void subtractMatrixVector(int m, int n, const double* A, int lda, const double* x, double* y,
                                      bool transposed);
 
-    //- The same for complex values (transposes, not conjugates)
+    //- The same for complex values (transposes, not conjugates). Defined through std::complex:
+    //  Thrust's complex lives in a namespace that differs between nvcc and g++ (the CUDA tests
+    //  call these, compiled by nvcc, from the library compiled by g++)
     static void subtractProductNT(int m, int n, int k, const Complex* A, int lda, const Complex* B, int ldb,
-                                  Complex* C, int ldc, bool lowerOnly);
-    static void solveUnitLowerTransposedRight(int m, int n, const Complex* L, int ldl, Complex* X, int ldx);
-    static void solveUnitLowerVector(int n, const Complex* L, int ldl, Complex* x, bool transposed);
+                                  Complex* C, int ldc, bool lowerOnly)
+    {
+        subtractProductNT(m, n, k, z(A), lda, z(B), ldb, z(C), ldc, lowerOnly);
+    }
+    static void solveUnitLowerTransposedRight(int m, int n, const Complex* L, int ldl, Complex* X, int ldx)
+    {
+        solveUnitLowerTransposedRight(m, n, z(L), ldl, z(X), ldx);
+    }
+    static void solveUnitLowerVector(int n, const Complex* L, int ldl, Complex* x, bool transposed)
+    {
+        solveUnitLowerVector(n, z(L), ldl, z(x), transposed);
+    }
     static void subtractMatrixVector(int m, int n, const Complex* A, int lda, const Complex* x, Complex* y,
+                                     bool transposed)
+    {
+        subtractMatrixVector(m, n, z(A), lda, z(x), z(y), transposed);
+    }
+    using StdComplex = std::complex<double>;
+    static StdComplex* z(Complex* p)
+    {
+        return reinterpret_cast<StdComplex*>(p);
+    }
+    static const StdComplex* z(const Complex* p)
+    {
+        return reinterpret_cast<const StdComplex*>(p);
+    }
+    static void subtractProductNT(int m, int n, int k, const StdComplex* A, int lda, const StdComplex* B, int ldb,
+                                  StdComplex* C, int ldc, bool lowerOnly);
+    static void solveUnitLowerTransposedRight(int m, int n, const StdComplex* L, int ldl, StdComplex* X, int ldx);
+    static void solveUnitLowerVector(int n, const StdComplex* L, int ldl, StdComplex* x, bool transposed);
+    static void subtractMatrixVector(int m, int n, const StdComplex* A, int lda, const StdComplex* x, StdComplex* y,
                                      bool transposed);
 
     //- The bytes an allocation may take now on this backend

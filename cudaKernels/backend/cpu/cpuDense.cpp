@@ -83,13 +83,13 @@ void CpuBackend::subtractMatrixVector(int m, int n, const double* A, int lda, co
 // Complex: the z routines with CblasTrans (the transpose, not the conjugate transpose)
 namespace
 {
-const Complex minusOne(-1.0, 0.0), one(1.0, 0.0);
+const CpuBackend::StdComplex minusOne(-1.0, 0.0), one(1.0, 0.0);
 }
 
-void CpuBackend::subtractProductNT(int m, int n, int k, const Complex* A, int lda, const Complex* B, int ldb,
-                                   Complex* C, int ldc, bool lowerOnly)
+void CpuBackend::subtractProductNT(int m, int n, int k, const StdComplex* A, int lda, const StdComplex* B, int ldb,
+                                   StdComplex* C, int ldc, bool lowerOnly)
 {
-    const auto gemm = [=](int gm, int gn, int gk, const Complex* a, const Complex* b, Complex* c)
+    const auto gemm = [=](int gm, int gn, int gk, const StdComplex* a, const StdComplex* b, StdComplex* c)
     {
         cblas_zgemm(CblasColMajor, CblasNoTrans, CblasTrans, gm, gn, gk, &minusOne, a, lda, b, ldb, &one, c, ldc);
     };
@@ -103,17 +103,17 @@ void CpuBackend::subtractProductNT(int m, int n, int k, const Complex* A, int ld
     }
 }
 
-void CpuBackend::solveUnitLowerTransposedRight(int m, int n, const Complex* L, int ldl, Complex* X, int ldx)
+void CpuBackend::solveUnitLowerTransposedRight(int m, int n, const StdComplex* L, int ldl, StdComplex* X, int ldx)
 {
     cblas_ztrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m, n, &one, L, ldl, X, ldx);
 }
 
-void CpuBackend::solveUnitLowerVector(int n, const Complex* L, int ldl, Complex* x, bool transposed)
+void CpuBackend::solveUnitLowerVector(int n, const StdComplex* L, int ldl, StdComplex* x, bool transposed)
 {
     cblas_ztrsv(CblasColMajor, CblasLower, transposed ? CblasTrans : CblasNoTrans, CblasUnit, n, L, ldl, x, 1);
 }
 
-void CpuBackend::subtractMatrixVector(int m, int n, const Complex* A, int lda, const Complex* x, Complex* y,
+void CpuBackend::subtractMatrixVector(int m, int n, const StdComplex* A, int lda, const StdComplex* x, StdComplex* y,
                                       bool transposed)
 {
     cblas_zgemv(CblasColMajor, transposed ? CblasTrans : CblasNoTrans, m, n, &minusOne, A, lda, x, 1, &one, y, 1);

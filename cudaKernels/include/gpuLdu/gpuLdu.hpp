@@ -400,6 +400,10 @@ struct GamgControls
     bool interpolateCorrection = false;
     //- OpenFOAM's default: whether the matrix is symmetric
     bool scaleCorrection = true;
+    //- The coarsest level solved by the sparse LDL^T on the executor (symmetric matrices; its
+    //  factor redone where the coarsest values change), instead of the Krylov solve or a
+    //  CoarsestSolver: a direct solve without a host round trip per V-cycle
+    bool directCoarsest = false;
 };
 
 //- One coarsening step of OpenFOAM's GAMGAgglomeration, from a level to the next coarser one
@@ -597,6 +601,12 @@ public:
     //  tolerance reached; seconds: uploadSeconds b to the executor, setupSeconds the plain solve
     //  (with its residual), iterateSeconds the refinement. Before a factor: throws Error.
     virtual SolveResult solve(const Scalar* b, Scalar* x, double tolerance, int maxRefinement) = 0;
+
+    //- A solver for another matrix of the same pattern (another field of a mesh) on the same
+    //  executor in the same ordering: this one's symbolic analysis and set-up copied, not redone
+    //  (analysis().seconds: the copy's), no factor yet. Throws Error where its factor would not
+    //  fit the executor's memory.
+    virtual std::unique_ptr<BasicLdltSolver> withSameAnalysis() const = 0;
 };
 
 using LdltSolver = BasicLdltSolver<double>;

@@ -142,7 +142,20 @@ Foam::gpuLduLdltCache::factorisation& Foam::gpuLduLdltCache::of
             factorisations_.erase(iter);
         }
         autoPtr<factorisation> f(new factorisation);
-        f->solver = gpuLdu::makeLdltSolver(executor, lower, ordering);
+        forAllConstIters(factorisations_, other)
+        {
+            const gpuLdu::LdltSolver& s = *(*other)->solver;
+            if (s.executor() == executor && s.analysis().ordering == ordering)
+            {
+                f->solver = s.withSameAnalysis();
+                f->analysisOf = other.key();
+                break;
+            }
+        }
+        if (!f->solver)
+        {
+            f->solver = gpuLdu::makeLdltSolver(executor, lower, ordering);
+        }
         factorisations_.insert(fieldName, f);
         iter = factorisations_.find(fieldName);
     }

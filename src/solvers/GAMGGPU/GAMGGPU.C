@@ -144,7 +144,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     const direction cmpt
 ) const
 {
-    const gpuLdu::GamgControls gamg = gamgControls();
+    gpuLdu::GamgControls gamg = gamgControls();
 
     const bool directSolveCoarsest =
         controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
@@ -229,11 +229,27 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             sys.setTimed(gpuLduSolver::debug >= 2);
             sys.setInterfaces(couplings.cells());
 
-            // directSolveCoarsest: OpenFOAM's LU of the coarsest level, on
-            // the host
+            // directSolveCoarsest: with executor gpu, a symmetric matrix
+            // and no coupled interface on the coarsest level, the core's
+            // sparse LDL^T on the device (no host round trip per V-cycle);
+            // else OpenFOAM's LU of the coarsest level on the host (with
+            // executor cpu native's numbers, bit for bit)
             const label coarsest = agglomeration.size();
+            bool coarsestCoupled = false;
+            const lduInterfaceFieldPtrsList& coarsestInterfaces =
+                couplings.interfaces(coarsest);
+            forAll(coarsestInterfaces, i)
+            {
+                coarsestCoupled =
+                    coarsestCoupled || coarsestInterfaces.set(i);
+            }
+            gamg.directCoarsest =
+                directSolveCoarsest
+             && exec == gpuLdu::Executor::gpu
+             && matrix_.symmetric()
+             && !coarsestCoupled;
             std::unique_ptr<directCoarsest> direct;
-            if (directSolveCoarsest)
+            if (directSolveCoarsest && !gamg.directCoarsest)
             {
                 direct.reset
                 (
@@ -294,7 +310,9 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             << 1e3*agglomerationSeconds << " ms, level systems "
             << 1e3*systemSeconds << " ms, upload "
             << 1e3*result.uploadSeconds << " ms, coarse matrices "
-            << 1e3*times.coarseMatrices << " ms, smoother set-up "
+            << 1e3*times.coarseMatrices << " ms"
+            << (gamg.directCoarsest ? " (coarsest factored by LDLT)" : "")
+            << ", smoother set-up "
             << 1e3*times.smootherSetup << " ms, V-cycles "
             << 1e3*result.iterateSeconds << " ms, hand-over "
             << 1e3*result.handOverSeconds << " ms" << endl;

@@ -275,7 +275,12 @@ Foam::solverPerformance Foam::LDLTGPU::solve
                 << a.nnzL << " (fill "
                 << scalar(a.nnzL)/max(scalar(a.nnzALower), scalar(1))
                 << "), " << a.flops << " flops, " << a.nSupernodes
-                << " supernodes, " << 1e3*a.seconds << " ms" << endl;
+                << " supernodes, " << 1e3*a.seconds << " ms";
+            if (!f.analysisOf.empty())
+            {
+                Info<< " (copied from " << f.analysisOf << "'s)";
+            }
+            Info<< endl;
         }
 
         bool stale = prepare(ldlt, f, reuse);
