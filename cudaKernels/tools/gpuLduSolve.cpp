@@ -721,7 +721,7 @@ ExitStatus run(const Options& o)
     if (!std::isfinite(trueResidual) || firstNonFinite(x) != 0)
     {
         throw Failure(exitSingular, "the true residual is " + text(trueResidual)
-                    + " after the solve: it broke down (values too large or too small for double?)");
+                    + " after the solve: it broke down");
     }
     if (r.converged)
     {
