@@ -142,7 +142,7 @@ public:
             }
         }
         // CR may end a line (a file written on Windows); anywhere else checkByte refused it
-        if (!skipping && carriageReturn != 0 && !line_.empty() && line_.back() == '\r')
+        if (!skipping && !line_.empty() && line_.back() == '\r')
         {
             line_.pop_back();
         }

@@ -116,6 +116,15 @@ expect "-ordering RCM fails listing the valid orderings" \
 
 # 5. exit statuses: 0 converged, 2 not converged, 3 singular or broken down; -maxIter 0 solves
 #    nothing, as OpenFOAM's fvMatrix::solve
+log=$work/help.log
+"$solve" -help > "$log" 2>&1
+status=$?
+expect "-help exits 0 and lists the exit statuses" \
+    eval 'test "$status" = 0 && logHas "Exit status:" && logHas "  2  not converged" \
+          && logHas "  3  singular or broken down" && logHas "summed, with a warning"'
+run longOption "$data/nos4.mtx.gz" -tolerance "$(printf '%02000d' 1)x"
+expect "a bad option value of 2000 characters: exit 1, quoted to 40" \
+    eval 'test "$status" = 1 && logHas "bad number '"'"'0000000000000000000000000000000000000000...'"'"' for -tolerance"'
 run notConverged "$data/nos4.mtx.gz" -maxIter 2
 expect "PCG stopped by -maxIter 2 exits 2, saying so" \
     eval 'test "$status" = 2 && logHas "gpuLduSolve: not converged: residual " && logHas "after 2 iterations (-maxIter 2)"'

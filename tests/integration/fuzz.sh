@@ -99,11 +99,11 @@ cat "$work"/results.* > "$work/results"
 grep '^FAIL' "$work/results"
 passed=$(grep -c '^PASS' "$work/results")
 failed=$(grep -c '^FAIL' "$work/results")
-echo "exit statuses (0 solved, 1 error, 2 not converged, 3 singular):" \
-    $(awk '$1 == "PASS" { n[$2]++ } END { for (s in n) print s ": " n[s] }' "$work/results" | sort)
-echo "cases per mutation kind:" \
-    $(awk '$1 == "PASS" { split($3, k, ","); for (i in k) n[k[i]]++ } END { for (m in n) print m, n[m] }' \
-      "$work/results" | sort | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+statuses=$(awk '$1 == "PASS" { n[$2]++ } END { for (s in n) print s ": " n[s] }' "$work/results" | sort | paste -sd ' ')
+kinds=$(awk '$1 == "PASS" { split($3, k, ","); for (i in k) n[k[i]]++ } END { for (m in n) print m, n[m] }' \
+        "$work/results" | sort | paste -sd ',' | sed 's/,/, /g')
+echo "exit statuses of the passed cases (0 solved, 1 error, 2 not converged, 3 singular): $statuses"
+echo "passed cases per mutation kind: $kinds"
 echo "fuzz: $cases cases (seed $seed) in $((SECONDS - start)) s on $jobs jobs, each under ulimit -v $memoryKiB KiB and $seconds s"
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"
