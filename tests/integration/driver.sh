@@ -163,8 +163,8 @@ done
 
 # 6. hostile files of issue 18: each ends at once, in little memory (ulimit -v), with a short
 #    message naming the file and line. limited <seconds> <KiB> <name> <arguments>: run under both
-#    (no memory limit with GPULDU_SANITIZED set: AddressSanitizer's shadow needs terabytes of
-#    address space)
+#    (the memory limit only with executor cpu and without GPULDU_SANITIZED: CUDA's unified
+#    address space and AddressSanitizer's shadow each map terabytes, which ulimit -v refuses)
 limited()
 {
     local seconds=$1 kiB=$2
@@ -172,7 +172,7 @@ limited()
     log=$work/$1.log
     shift
     (
-        [ -n "${GPULDU_SANITIZED:-}" ] || ulimit -v "$kiB"
+        [ -n "${GPULDU_SANITIZED:-}" ] || [ "$executor" = gpu ] || ulimit -v "$kiB"
         timeout "$seconds" "$solve" "$@" -executor "$executor"
     ) > "$log" 2>&1
     status=$?
