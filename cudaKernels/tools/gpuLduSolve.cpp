@@ -605,7 +605,8 @@ ExitStatus run(const Options& o)
     }
     if (o.ldlt)
     {
-        const std::string reason = gpuUnavailableReason();
+        // CUDA is asked only when the executor is not given: -executor cpu never starts it
+        const std::string reason = o.executor ? "" : gpuUnavailableReason();
         return runLdlt(o, m, o.executor.value_or(reason.empty() ? Executor::gpu : Executor::cpu), reason);
     }
     if (m.complexValues)
@@ -641,7 +642,7 @@ ExitStatus run(const Options& o)
 
     checkRows(o, m);
 
-    const std::string gpuReason = gpuUnavailableReason();
+    const std::string gpuReason = o.executor ? "" : gpuUnavailableReason();
     const Executor executor = o.executor.value_or(gpuReason.empty() ? Executor::gpu : Executor::cpu);
 
     const std::unique_ptr<LduSystem> sys = makeLduSystem(executor, m.addressing());
