@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Matrix Market reader: lines through zlib (which reads plain and gzip files alike), each
-// word parsed to its end with strtol/strtod, the faces built by sorting the off-diagonal entries.
+// The Matrix Market reader: the file's bytes through zlib (which reads plain and gzip files
+// alike), cut into lines of bounded length with every byte checked, each word parsed to its end
+// with strtol/strtod; the entries kept as read, then sorted to sum duplicates and build the faces.
 
 #include "gpuLdu/matrixMarket.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,8 +14,12 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <string_view>
+#include <tuple>
 
 namespace gpuLdu
 {
@@ -20,11 +27,46 @@ namespace gpuLdu
 namespace
 {
 
-//- The lines of a plain or gzip file, numbered from 1, each split into words.
+//- A word of the file as it appears in a message: quoted, at most 40 characters (a hostile line
+//  may be a megabyte of one word)
+std::string quoted(std::string_view word)
+{
+    const std::size_t shown = 40;
+    return "'" + std::string(word.substr(0, shown)) + (word.size() > shown ? "...'" : "'");
+}
+
+//- A byte count for a message: "12.3 GiB", "456 MiB", "789 bytes"
+std::string bytesText(double bytes)
+{
+    const double MiB = 1024.0*1024;
+    char text[64];
+    if (bytes >= 1024*MiB)
+    {
+        std::snprintf(text, sizeof text, "%.3g GiB", bytes/(1024*MiB));
+    }
+    else if (bytes >= MiB)
+    {
+        std::snprintf(text, sizeof text, "%.3g MiB", bytes/MiB);
+    }
+    else
+    {
+        std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+    }
+    return text;
+}
+
+//- The lines of a plain or gzip file, numbered from 1, each split into words. A line is read
+//  through a fixed buffer and never stored beyond matrixMarketMaxLineBytes: a longer comment is
+//  skipped past (only its start kept), any other longer line is an error. Every byte is
+//  checked: a control byte would otherwise end a C string early (a NUL inside "4\0" "0" made
+//  strtod read 40) or split words where the file shows none.
 class LineReader
 {
     std::string path_;
     gzFile file_;
+    std::vector<char> buffer_;
+    std::size_t begin_ = 0;
+    std::size_t end_ = 0;
     long number_ = 0;
     std::string line_;
     std::vector<std::string_view> words_;
@@ -33,7 +75,8 @@ public:
     explicit LineReader(const std::string& path)
     :
         path_(path),
-        file_(gzopen(path.c_str(), "rb"))
+        file_(gzopen(path.c_str(), "rb")),
+        buffer_(1 << 16)
     {
         if (!file_)
         {
@@ -49,32 +92,60 @@ public:
     LineReader(const LineReader&) = delete;
     LineReader& operator=(const LineReader&) = delete;
 
-    //- Read the next line into line() and words(); false at the end of the file
-    bool next()
+    //- Read the next line into line() and words(); false at the end of the file. A comment line
+    //  longer than the limit is taken (its start in line()) where longComments, else refused.
+    bool next(bool longComments)
     {
-        line_.clear();
-        char buf[4096];
-        while (gzgets(file_, buf, sizeof buf))
-        {
-            line_ += buf;
-            if (line_.back() == '\n')
-            {
-                break;
-            }
-        }
-        // a line without its end: the end of the file or a read error (zlib hands out the lines
-        // it decompressed before the error first)
-        int status = Z_OK;
-        const char* message = gzerror(file_, &status);
-        if ((line_.empty() || line_.back() != '\n') && status != Z_OK)
-        {
-            failAfterEnd(std::string("read error: ") + message);
-        }
-        if (line_.empty())
+        if (begin_ == end_ && !fill(number_ + 1))
         {
             return false;
         }
         ++number_;
+        line_.clear();
+        bool skipping = false;
+        long column = 0;
+        long carriageReturn = 0;
+        for (;;)
+        {
+            if (begin_ == end_ && !fill(number_))
+            {
+                break;
+            }
+            const char* start = buffer_.data() + begin_;
+            const std::size_t available = end_ - begin_;
+            const char* newline = static_cast<const char*>(std::memchr(start, '\n', available));
+            const std::size_t length = newline ? std::size_t(newline - start) : available;
+            for (std::size_t k = 0; k < length; ++k)
+            {
+                checkByte(static_cast<unsigned char>(start[k]), ++column, carriageReturn);
+            }
+            if (!skipping)
+            {
+                // at most the limit and a CR, and one byte more to see the limit passed
+                const std::size_t room = std::size_t(matrixMarketMaxLineBytes) + 2 - line_.size();
+                line_.append(start, std::min(length, room));
+                const bool endsInCr = !line_.empty() && line_.back() == '\r';
+                if (line_.size() - (endsInCr ? 1 : 0) > std::size_t(matrixMarketMaxLineBytes))
+                {
+                    if (!longComments || !isComment())
+                    {
+                        fail("line longer than " + std::to_string(matrixMarketMaxLineBytes)
+                           + " bytes, the most for a banner, size or entry line: " + quoted(line_));
+                    }
+                    skipping = true;
+                }
+            }
+            begin_ += length + (newline ? 1 : 0);
+            if (newline)
+            {
+                break;
+            }
+        }
+        // CR may end a line (a file written on Windows); anywhere else checkByte refused it
+        if (!skipping && !line_.empty() && line_.back() == '\r')
+        {
+            line_.pop_back();
+        }
         splitWords();
         return true;
     }
@@ -82,7 +153,7 @@ public:
     //- Read up to the next line that is neither blank nor a comment; false at the end
     bool nextData()
     {
-        while (next())
+        while (next(true))
         {
             if (!words_.empty() && words_[0][0] != '%')
             {
@@ -102,28 +173,85 @@ public:
         return words_;
     }
 
+    //- The number of the line last read
+    long number() const
+    {
+        return number_;
+    }
+
     //- Throw "<path>:<line>: <what>" for the line last read
     [[noreturn]] void fail(const std::string& what) const
     {
-        throw Error(path_ + ":" + std::to_string(number_) + ": " + what);
+        failAt(number_, what);
     }
 
     //- The same for the line after it (where the end of the file was found)
     [[noreturn]] void failAfterEnd(const std::string& what) const
     {
-        throw Error(path_ + ":" + std::to_string(number_ + 1) + ": " + what);
+        failAt(number_ + 1, what);
     }
 
 private:
+    [[noreturn]] void failAt(long line, const std::string& what) const
+    {
+        throw Error(path_ + ":" + std::to_string(line) + ": " + what);
+    }
+
+    //- The next bytes of the file into the buffer; false at its end. A read error (a damaged or
+    //  truncated gzip file) is reported at the line being read: zlib hands out the bytes it
+    //  decompressed before the error first.
+    bool fill(long line)
+    {
+        const int got = gzread(file_, buffer_.data(), unsigned(buffer_.size()));
+        int status = Z_OK;
+        const char* message = gzerror(file_, &status);
+        if (got < 0 || (got == 0 && status != Z_OK))
+        {
+            failAt(line, std::string("read error: ") + message);
+        }
+        begin_ = 0;
+        end_ = std::size_t(got);
+        return got > 0;
+    }
+
+    //- Refuse a control byte at a (1-based) column; a CR only where the line ends after it
+    //  (carriageReturn: the column of a CR seen last, 0 if none)
+    void checkByte(unsigned char c, long column, long& carriageReturn) const
+    {
+        if (carriageReturn != 0)
+        {
+            failControl('\r', carriageReturn);
+        }
+        if (c == '\r')
+        {
+            carriageReturn = column;
+        }
+        else if ((c < 0x20 && c != '\t') || c == 0x7f)
+        {
+            failControl(c, column);
+        }
+    }
+
+    [[noreturn]] void failControl(unsigned char c, long column) const
+    {
+        char code[8];
+        std::snprintf(code, sizeof code, "0x%02x", c);
+        fail(std::string("control character ") + code + (c == 0 ? " (NUL)" : c == '\r' ? " (CR)" : "")
+           + " at column " + std::to_string(column) + " (only tab, and CR before the line's end, are taken)");
+    }
+
+    //- The line starts, after blanks, with '%'
+    bool isComment() const
+    {
+        const auto first = line_.find_first_not_of(" \t");
+        return first != std::string::npos && line_[first] == '%';
+    }
+
     void splitWords()
     {
-        while (!line_.empty() && (line_.back() == '\n' || line_.back() == '\r'))
-        {
-            line_.pop_back();
-        }
         words_.clear();
         const std::string_view s(line_);
-        const char* space = " \t\r\v\f";
+        const char* space = " \t";
         for (auto start = s.find_first_not_of(space); start != s.npos; )
         {
             const auto end = std::min(s.find_first_of(space, start), s.size());
@@ -141,19 +269,6 @@ bool toLong(std::string_view word, long& value)
     errno = 0;
     value = std::strtol(word.data(), &end, 10);
     return end == word.data() + word.size() && errno == 0;
-}
-
-//- The word as a whole floating-point number
-bool toDouble(std::string_view word, double& value)
-{
-    char* end = nullptr;
-    value = std::strtod(word.data(), &end);
-    return end == word.data() + word.size();
-}
-
-std::string quoted(std::string_view word)
-{
-    return "'" + std::string(word) + "'";
 }
 
 std::string lowerCase(std::string_view word)
@@ -178,7 +293,7 @@ Kind readBanner(LineReader& in)
 {
     const std::string expected =
         "expected '%%MatrixMarket matrix coordinate <real|integer|complex> <general|symmetric>'";
-    if (!in.next())
+    if (!in.next(false))
     {
         in.failAfterEnd("empty file: missing banner, " + expected);
     }
@@ -264,77 +379,173 @@ int readIndex(const LineReader& in, std::string_view word, const char* what, int
     return int(i - 1);
 }
 
+//- A value: overflow and underflow are both errors (strtod reports both as ERANGE), so that no
+//  value becomes infinite or zero, or loses its digits as a subnormal, without a word
 double readValue(const LineReader& in, std::string_view word, bool integer)
 {
+    const std::string range = " out of range (a non-zero magnitude must lie between 2.2e-308 and 1.8e308)";
     if (integer)
     {
         long i = 0;
-        if (!toLong(word, i))
+        if (toLong(word, i))
         {
-            in.fail("bad integer value " + quoted(word));
+            return double(i);
         }
-        return double(i);
+        in.fail(errno == ERANGE ? "integer value " + quoted(word) + range : "bad integer value " + quoted(word));
     }
-    double v = 0;
-    if (!toDouble(word, v))
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(word.data(), &end);
+    if (end != word.data() + word.size())
     {
         in.fail("bad value " + quoted(word));
     }
-    if (!std::isfinite(v))
+    if (!std::isfinite(v) && errno != ERANGE)
     {
         in.fail("non-finite value " + quoted(word));
+    }
+    if (errno == ERANGE)
+    {
+        in.fail("value " + quoted(word) + range);
     }
     return v;
 }
 
-//- An off-diagonal entry as a contribution to face (lower, upper)
-struct FaceEntry
+//- An entry as read: 0-based row and column, value, and its line (for duplicates)
+struct Entry
 {
-    int lower;
-    int upper;
-    double upperCoeff;
-    double lowerCoeff;
-    double upperImag;
-    double lowerImag;
+    int row;
+    int col;
+    double re;
+    double im;
+    long line;
 };
 
-//- Sum the entries of each face into the LDU arrays, faces sorted by lower then upper.
-//  The sort is stable, so duplicates are summed in the file's order.
-void buildFaces(std::vector<FaceEntry>& entries, LduMatrixData& m)
+//- Bytes the reader may take per entry of the size line: the entries as read (the vector's
+//  doubling: up to three times their size while it moves), or at most twice their size with
+//  the sort's buffer of half of it and the faces built (5 arrays of 8 bytes); and per row (the
+//  diagonal, real and imaginary)
+constexpr double bytesPerEntry = 3.0*sizeof(Entry) + 5*8;
+constexpr double bytesPerRow = 2*8;
+
+//- Sum the entries at each (row, column) and build the diagonal and the faces, sorted by lower
+//  then upper. The sort is stable, so duplicates are summed in the file's order.
+void buildMatrix(std::vector<Entry>& entries, bool symmetric, LduMatrixData& m)
 {
-    const auto faceOrder = [](const FaceEntry& a, const FaceEntry& b)
+    // a face's entries: A[upper][lower] (row > column; the only side a symmetric file has)
+    // before A[lower][upper]; the diagonal's entries as the face (i, i)
+    const auto key = [](const Entry& e)
     {
-        return a.lower < b.lower || (a.lower == b.lower && a.upper < b.upper);
+        return std::make_tuple(std::min(e.row, e.col), std::max(e.row, e.col), e.row < e.col);
     };
-    std::stable_sort(entries.begin(), entries.end(), faceOrder);
-    for (auto face = entries.begin(); face != entries.end(); )
+    std::stable_sort(entries.begin(), entries.end(),
+                     [&key](const Entry& a, const Entry& b) { return key(a) < key(b); });
+    m.diag.assign(m.nCells, 0.0);
+    if (m.complexValues)
     {
-        const auto end = std::upper_bound(face, entries.end(), *face, faceOrder);
-        double upperCoeff = 0;
-        double lowerCoeff = 0;
-        double upperImag = 0;
-        double lowerImag = 0;
-        for (auto e = face; e != end; ++e)
+        m.diagImag.assign(m.nCells, 0.0);
+    }
+    for (auto e = entries.begin(); e != entries.end(); )
+    {
+        auto end = e + 1;
+        double re = e->re;
+        double im = e->im;
+        for (; end != entries.end() && key(*end) == key(*e); ++end)
         {
-            upperCoeff += e->upperCoeff;
-            lowerCoeff += e->lowerCoeff;
-            upperImag += e->upperImag;
-            lowerImag += e->lowerImag;
+            re += end->re;
+            im += end->im;
+            if (m.nDuplicates++ == 0 || end->line < m.firstDuplicateLine)
+            {
+                m.firstDuplicateLine = end->line;
+            }
         }
-        m.lower.push_back(face->lower);
-        m.upper.push_back(face->upper);
-        m.upperCoeffs.push_back(upperCoeff);
-        m.lowerCoeffs.push_back(lowerCoeff);
-        if (m.complexValues)
+        const int lower = std::min(e->row, e->col);
+        const int upper = std::max(e->row, e->col);
+        if (lower == upper)
         {
-            m.upperImag.push_back(upperImag);
-            m.lowerImag.push_back(lowerImag);
+            m.diag[lower] = re;
+            if (m.complexValues)
+            {
+                m.diagImag[lower] = im;
+            }
         }
-        face = end;
+        else
+        {
+            if (m.lower.empty() || m.lower.back() != lower || m.upper.back() != upper)
+            {
+                m.lower.push_back(lower);
+                m.upper.push_back(upper);
+                m.upperCoeffs.push_back(0.0);
+                m.lowerCoeffs.push_back(0.0);
+                if (m.complexValues)
+                {
+                    m.upperImag.push_back(0.0);
+                    m.lowerImag.push_back(0.0);
+                }
+            }
+            const bool upperSide = e->row < e->col;
+            if (symmetric || upperSide)
+            {
+                m.upperCoeffs.back() = re;
+                if (m.complexValues)
+                {
+                    m.upperImag.back() = im;
+                }
+            }
+            if (symmetric || !upperSide)
+            {
+                m.lowerCoeffs.back() = re;
+                if (m.complexValues)
+                {
+                    m.lowerImag.back() = im;
+                }
+            }
+        }
+        e = end;
     }
 }
 
+//- A number from a line "<key> <number> ..." of a /proc or /sys file; false if absent
+bool readNumber(const char* path, const std::string& key, double& value)
+{
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.compare(0, key.size(), key) == 0)
+        {
+            char* end = nullptr;
+            value = std::strtod(line.c_str() + key.size(), &end);
+            return end != line.c_str() + key.size();
+        }
+    }
+    return false;
+}
+
 } // namespace
+
+
+double availableHostMemory()
+{
+    const double page = double(sysconf(_SC_PAGESIZE));
+    double kiB = 0;
+    double bytes = readNumber("/proc/meminfo", "MemAvailable:", kiB)
+                 ? 1024*kiB : double(sysconf(_SC_AVPHYS_PAGES))*page;
+    rlimit limit{};
+    double mappedPages = 0;
+    if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+     && readNumber("/proc/self/statm", "", mappedPages))
+    {
+        bytes = std::min(bytes, double(limit.rlim_cur) - mappedPages*page);
+    }
+    double max = 0;
+    double current = 0;
+    if (readNumber("/sys/fs/cgroup/memory.max", "", max) && readNumber("/sys/fs/cgroup/memory.current", "", current))
+    {
+        bytes = std::min(bytes, max - current);
+    }
+    return std::max(bytes, 0.0);
+}
 
 
 bool LduMatrixData::hermitian() const
@@ -363,29 +574,70 @@ bool LduMatrixData::hermitian() const
 }
 
 
-LduMatrixData readMatrixMarket(const std::string& path)
+std::vector<int> LduMatrixData::zeroRows() const
+{
+    const auto nonZero = [this](const std::vector<double>& re, const std::vector<double>& im, std::size_t i)
+    {
+        return re[i] != 0 || (complexValues && im[i] != 0);
+    };
+    std::vector<char> filled(nCells, 0);
+    for (int c = 0; c < nCells; ++c)
+    {
+        filled[c] = nonZero(diag, diagImag, c);
+    }
+    for (std::size_t f = 0; f < lower.size(); ++f)
+    {
+        filled[lower[f]] |= nonZero(upperCoeffs, upperImag, f);
+        filled[upper[f]] |= nonZero(lowerCoeffs, lowerImag, f);
+    }
+    std::vector<int> rows;
+    for (int c = 0; c < nCells; ++c)
+    {
+        if (!filled[c])
+        {
+            rows.push_back(c);
+        }
+    }
+    return rows;
+}
+
+
+LduMatrixData readMatrixMarket(const std::string& path, const MatrixMarketLimits& limits)
 {
     LineReader in(path);
     const Kind kind = readBanner(in);
     const auto [n, nnz] = readSize(in);
 
+    // What the size line promises is checked before anything is allocated: an entry fills one
+    // row (two in a symmetric file, the mirrored one), so rows beyond that reach have none
+    const long reach = nnz >= n ? nnz : (kind.symmetric ? 2*nnz : nnz);
+    if (n > reach)
+    {
+        throw SingularMatrixError(path + ":" + std::to_string(in.number()) + ": " + std::to_string(n) + " rows but "
+                                + std::to_string(nnz) + " entries" + (kind.symmetric ? " in a symmetric file" : "")
+                                + ": at least " + std::to_string(n - reach) + (n - reach == 1 ? " row has" : " rows have")
+                                + " no entry, so the matrix is singular");
+    }
+    const double bytes = double(nnz)*bytesPerEntry + double(n)*bytesPerRow;
+    if (bytes > limits.memoryBytes)
+    {
+        in.fail("reading " + std::to_string(n) + " rows and " + std::to_string(nnz) + " entries needs "
+              + bytesText(bytes) + ", more than the " + bytesText(limits.memoryBytes) + " of memory available");
+    }
+
     LduMatrixData m;
     m.nCells = n;
     m.nFileEntries = nnz;
     m.symmetricFile = kind.symmetric;
-    m.diag.assign(n, 0.0);
     m.complexValues = kind.complex;
-    if (kind.complex)
-    {
-        m.diagImag.assign(n, 0.0);
-    }
     const std::size_t words = kind.complex ? 4 : 3;
-    std::vector<FaceEntry> offDiagonal;
-    long count = 0;
+    // grown as entries are read, never reserved for the size line's count: a file that declares
+    // a billion entries and holds three costs three
+    std::vector<Entry> entries;
     while (in.nextData())
     {
         const auto& w = in.words();
-        if (count == nnz)
+        if (long(entries.size()) == nnz)
         {
             in.fail("more entries than the " + std::to_string(nnz) + " of the size line");
         }
@@ -403,39 +655,19 @@ LduMatrixData readMatrixMarket(const std::string& path)
         const int j = readIndex(in, w[1], "column", n);
         const double v = readValue(in, w[2], kind.integer);
         const double vi = kind.complex ? readValue(in, w[3], false) : 0.0;
-        ++count;
-        if (i == j)
+        if (kind.symmetric && i < j)
         {
-            m.diag[i] += v;
-            if (kind.complex)
-            {
-                m.diagImag[i] += vi;
-            }
+            in.fail("entry above the diagonal (row " + std::to_string(i + 1) + ", column "
+                  + std::to_string(j + 1) + ") in a symmetric file");
         }
-        else if (kind.symmetric)
-        {
-            if (i < j)
-            {
-                in.fail("entry above the diagonal (row " + std::to_string(i + 1) + ", column "
-                      + std::to_string(j + 1) + ") in a symmetric file");
-            }
-            offDiagonal.push_back({j, i, v, v, vi, vi});
-        }
-        else if (i < j)
-        {
-            offDiagonal.push_back({i, j, v, 0.0, vi, 0.0});
-        }
-        else
-        {
-            offDiagonal.push_back({j, i, 0.0, v, 0.0, vi});
-        }
+        entries.push_back({i, j, v, vi, in.number()});
     }
-    if (count < nnz)
+    if (long(entries.size()) < nnz)
     {
-        in.failAfterEnd("end of file after " + std::to_string(count) + " of the "
+        in.failAfterEnd("end of file after " + std::to_string(entries.size()) + " of the "
                       + std::to_string(nnz) + " entries of the size line");
     }
-    buildFaces(offDiagonal, m);
+    buildMatrix(entries, kind.symmetric, m);
     return m;
 }
 

@@ -3,7 +3,8 @@
 // stores it in the chosen format on the chosen executor, optionally times A x and checks it
 // against the host product, then solves A x = b for b = A*1 (so the exact x is 1) from x = 0 with
 // one of OpenFOAM's Krylov loops or the sparse LDL^T direct solver, and prints one fact per line.
-// Exit status 1 on any error.
+// The exit status says how it ended (ExitStatus, in -help and the README), so that a script can
+// tell a solution from a solve that stopped short or broke down, and both from bad input.
 
 #include "gpuLdu/gpuLdu.hpp"
 #include "gpuLdu/matrixMarket.hpp"
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <string>
@@ -46,11 +48,62 @@ R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
                            default DIC for a symmetric matrix, else DILU
   -tolerance T             absolute tolerance (default 1e-8)
   -relTol R                relative tolerance (default 0)
-  -maxIter N               default 1000
+  -maxIter N               default 1000; 0: no solve (as OpenFOAM's fvMatrix::solve),
+                           the matrix only read, stored and (-spmv) multiplied
   -minIter N               default 0
   -help                    this text
 Solves A x = A*1 from x = 0; the exact solution is 1.
+
+The file: Matrix Market coordinate, real, integer or complex, general or symmetric, plain or
+gzip. Entries given twice (the same row and column) are summed, with a warning that counts
+them. Refused with "<file>:<line>: <what>": a banner, size or entry line over 1024 bytes
+(comments may be longer), a control byte (tab is a space; CR may end a line), a value out of
+the range of double (overflow or underflow), declared sizes that need more memory than there
+is. A matrix with a row of no non-zero entry is singular: refused before the solve.
+
+Exit status:
+  0  solved: converged to the tolerance (or -maxIter 0: no solve asked)
+  1  error: bad input file, bad options, out of memory, any other failure
+  2  not converged: the tolerance not reached in -maxIter iterations (LDLT: refinement steps)
+  3  singular or broken down: a row of no non-zero entry, a zero or non-finite pivot,
+     OpenFOAM's singularity test, a residual that became NaN or infinite
 )";
+
+//- How a run ended: the exit status
+enum ExitStatus
+{
+    exitSolved = 0,
+    exitError = 1,
+    exitNotConverged = 2,
+    exitSingular = 3
+};
+
+//- An error that ends the run with its own exit status
+class Failure : public Error
+{
+public:
+    const ExitStatus status;
+
+    Failure(ExitStatus status, const std::string& what)
+    :
+        Error(what),
+        status(status)
+    {}
+};
+
+//- A number as a message shows it: %g ("1e-08", "nan"; std::to_string would write 0.000000)
+std::string text(double value)
+{
+    char s[32];
+    std::snprintf(s, sizeof s, "%g", value);
+    return s;
+}
+
+//- A word of the command line or the file as it appears in a message: at most 40 characters
+std::string shown(const std::string& word)
+{
+    return word.size() > 40 ? word.substr(0, 40) + "..." : word;
+}
 
 //- The largest difference between A x on the backend and on the host, relative to the largest
 //  row sum of |A|, that the -spmv check accepts
@@ -94,7 +147,7 @@ int toInt(const std::string& option, const std::string& text)
     const long value = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || errno != 0 || value < INT_MIN || value > INT_MAX)
     {
-        throw Error("bad number '" + text + "' for " + option + ": expected an integer");
+        throw Error("bad number '" + shown(text) + "' for " + option + ": expected an integer");
     }
     return int(value);
 }
@@ -105,7 +158,7 @@ double toDouble(const std::string& option, const std::string& text)
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !std::isfinite(value))
     {
-        throw Error("bad number '" + text + "' for " + option);
+        throw Error("bad number '" + shown(text) + "' for " + option);
     }
     return value;
 }
@@ -203,7 +256,7 @@ Options parseOptions(int argc, char* argv[])
         }
         else if (arg.size() > 1 && arg[0] == '-')
         {
-            throw Error("unknown option " + arg);
+            throw Error("unknown option " + shown(arg));
         }
         else if (o.file.empty())
         {
@@ -255,14 +308,106 @@ std::vector<double> hostProduct(const LduMatrixData& m, const std::vector<double
     return y;
 }
 
+//- ||v||_2, scaled by the largest magnitude, so that values near 1e300 do not overflow the sum of
+//  squares (which made a true residual of NaN beside "converged yes"); NaN or infinity if v has one
 double norm2(const std::vector<double>& v)
 {
+    double scale = 0;
+    for (double a : v)
+    {
+        if (!std::isfinite(a))
+        {
+            return std::abs(a);
+        }
+        scale = std::max(scale, std::abs(a));
+    }
+    if (scale == 0)
+    {
+        return 0;
+    }
     double s = 0;
     for (double a : v)
     {
-        s += a*a;
+        s += (a/scale)*(a/scale);
     }
-    return std::sqrt(s);
+    return scale*std::sqrt(s);
+}
+
+bool isFinite(double a)
+{
+    return std::isfinite(a);
+}
+
+bool isFinite(const std::complex<double>& a)
+{
+    return std::isfinite(a.real()) && std::isfinite(a.imag());
+}
+
+//- The first row (1-based) of a value that is not finite, 0 if none
+template<class Scalar>
+long firstNonFinite(const std::vector<Scalar>& v)
+{
+    for (std::size_t i = 0; i < v.size(); ++i)
+    {
+        if (!isFinite(v[i]))
+        {
+            return long(i) + 1;
+        }
+    }
+    return 0;
+}
+
+//- b = A 1 must be finite: values that overflow it cannot be solved in double
+template<class Scalar>
+void checkSource(const Options& o, const std::vector<Scalar>& b)
+{
+    if (const long row = firstNonFinite(b))
+    {
+        throw Error(o.file + ": b = A 1 is not finite in row " + std::to_string(row)
+                  + ": the values are too large for double precision");
+    }
+}
+
+//- A row of no non-zero value makes A singular: found before the solve, for every solver, as
+//  the exit status for singular matrices (dwg961a's 256 empty rows, or a file whose entries
+//  leave rows out)
+void checkRows(const Options& o, const LduMatrixData& m)
+{
+    const std::vector<int> rows = m.zeroRows();
+    if (!rows.empty())
+    {
+        throw Failure(exitSingular, o.file + ": row " + std::to_string(rows[0] + 1) + " has no non-zero entry"
+                    + (rows.size() > 1 ? " (nor have " + std::to_string(rows.size() - 1) + " other rows)" : "")
+                    + ": the matrix is singular");
+    }
+}
+
+//- A numerical phase of the core (a factorisation, a solve): an Error it throws for a singular
+//  matrix, a zero or a non-finite pivot (the core names the row or column) becomes the exit
+//  status for singular matrices; any other (a CUDA error, memory) stays an error
+template<class Phase>
+auto numerical(Phase phase)
+{
+    try
+    {
+        return phase();
+    }
+    catch (const Failure&)
+    {
+        throw;
+    }
+    catch (const Error& e)
+    {
+        const std::string what = e.what();
+        for (const char* word : {"singular", "pivot", "not finite"})
+        {
+            if (what.find(word) != std::string::npos)
+            {
+                throw Failure(exitSingular, what);
+            }
+        }
+        throw;
+    }
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start)
@@ -314,7 +459,7 @@ void timeAndCheckMultiply(
 //- -solver LDLT: the symbolic analysis, the numeric factorisation and the refined solve of
 //  A x = A 1, their figures; Scalar: double, or std::complex<double> for a complex symmetric file
 template<class Scalar>
-void runLdltOf(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
+ExitStatus runLdltOf(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
 {
     // entry (re, im) of the file as a Scalar
     const auto value = [](double re, double im)
@@ -362,6 +507,7 @@ void runLdltOf(const Options& o, const LduMatrixData& m, Executor executor, cons
         b[m.upper[f]] += a;
         b[j] += a;
     }
+    checkSource(o, b);
     const LdltOrdering ordering = o.ordering.value_or(autoOrdering(n));
     const double tolerance = o.toleranceGiven ? o.controls.tolerance : 1e-12;
     const int maxRefinement = o.maxIterGiven ? o.controls.maxIter : 10;
@@ -389,12 +535,12 @@ void runLdltOf(const Options& o, const LduMatrixData& m, Executor executor, cons
     std::printf("%-16s %ld L values (%.3g x nnz(L)), %ld update entries, %.4g MiB on the executor\n", "storage",
                 a.storedL, double(a.storedL)/double(std::max(1L, a.nnzL)), a.updateEntries, a.deviceBytes/1048576);
     std::printf("%-16s %.4g ms\n", "symbolic", 1e3*a.seconds);
-    const LdltFactorStats f = solver->factor(values.data());
+    const LdltFactorStats f = numerical([&]() { return solver->factor(values.data()); });
     std::printf("%-16s %.4g ms (%.3g GFLOP/s)\n", "numeric", 1e3*f.seconds, a.flops/std::max(f.seconds, 1e-12)/1e9);
     std::printf("%-16s %d (floor %.3g on the scaled matrix)\n", "static pivots", f.nStaticPivots, f.pivotFloor);
 
     std::vector<Scalar> x(n, Scalar(0));
-    const SolveResult r = solver->solve(b.data(), x.data(), tolerance, maxRefinement);
+    const SolveResult r = numerical([&]() { return solver->solve(b.data(), x.data(), tolerance, maxRefinement); });
     std::printf("%-16s %.4g ms\n", "solve", 1e3*r.setupSeconds);
     std::printf("%-16s %.4g ms (%d steps)\n", "refinement", 1e3*r.iterateSeconds, r.nIterations);
     std::printf("LDLT:  Solving for x, Initial residual = %g, Final residual = %g, No Iterations %d\n",
@@ -406,15 +552,29 @@ void runLdltOf(const Options& o, const LduMatrixData& m, Executor executor, cons
         error = std::max(error, double(std::abs(x[i] - Scalar(1))));
     }
     std::printf("%-16s %.3g\n", "max |x - 1|", error);
+    if (!std::isfinite(r.finalResidual) || firstNonFinite(x) != 0)
+    {
+        throw Failure(exitSingular, "LDLT: the residual of " + o.file + " became " + text(r.finalResidual)
+                    + ": the factorisation broke down");
+    }
     if (!r.converged && f.nStaticPivots > 0)
     {
-        throw Error("LDLT: " + o.file + " is singular to working precision: " + std::to_string(f.nStaticPivots)
-                    + " pivots replaced (static pivoting), and the refinement stopped at a relative residual of "
-                    + std::to_string(r.finalResidual) + ", above the tolerance " + std::to_string(tolerance));
+        throw Failure(exitSingular, "LDLT: " + o.file + " is singular to working precision: "
+                    + std::to_string(f.nStaticPivots) + " pivots replaced (static pivoting), and the refinement"
+                    " stopped at a relative residual of " + text(r.finalResidual)
+                    + ", above the tolerance " + text(tolerance));
     }
+    if (!r.converged)
+    {
+        throw Failure(exitNotConverged, "LDLT: not converged: the relative residual of " + o.file + " is "
+                    + text(r.finalResidual) + " after " + std::to_string(r.nIterations)
+                    + " refinement steps (-maxIter " + std::to_string(maxRefinement) + "), above the tolerance "
+                    + text(tolerance));
+    }
+    return exitSolved;
 }
 
-void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
+ExitStatus runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const std::string& gpuReason)
 {
     if (m.hermitian())
     {
@@ -426,24 +586,28 @@ void runLdlt(const Options& o, const LduMatrixData& m, Executor executor, const 
         throw Error("solver LDLT is for symmetric matrices; " + o.file + " is not symmetric"
                     + (m.complexValues ? "" : " (use PBiCGStab)"));
     }
+    checkRows(o, m);
     if (m.complexValues)
     {
-        runLdltOf<std::complex<double>>(o, m, executor, gpuReason);
+        return runLdltOf<std::complex<double>>(o, m, executor, gpuReason);
     }
-    else
-    {
-        runLdltOf<double>(o, m, executor, gpuReason);
-    }
+    return runLdltOf<double>(o, m, executor, gpuReason);
 }
 
-void run(const Options& o)
+ExitStatus run(const Options& o)
 {
     const LduMatrixData m = readMatrixMarket(o.file);
+    if (m.nDuplicates > 0)
+    {
+        std::fprintf(stderr, "gpuLduSolve: warning: %s:%ld: %ld entr%s a row and column of an earlier entry,"
+                     " summed into it (the first here)\n", o.file.c_str(), m.firstDuplicateLine, m.nDuplicates,
+                     m.nDuplicates == 1 ? "y repeats" : "ies repeat");
+    }
     if (o.ldlt)
     {
-        const std::string reason = gpuUnavailableReason();
-        runLdlt(o, m, o.executor.value_or(reason.empty() ? Executor::gpu : Executor::cpu), reason);
-        return;
+        // CUDA is asked only when the executor is not given: -executor cpu never starts it
+        const std::string reason = o.executor ? "" : gpuUnavailableReason();
+        return runLdlt(o, m, o.executor.value_or(reason.empty() ? Executor::gpu : Executor::cpu), reason);
     }
     if (m.complexValues)
     {
@@ -476,7 +640,9 @@ void run(const Options& o)
                   + solverName + " for it are : " + joined(valid));
     }
 
-    const std::string gpuReason = gpuUnavailableReason();
+    checkRows(o, m);
+
+    const std::string gpuReason = o.executor ? "" : gpuUnavailableReason();
     const Executor executor = o.executor.value_or(gpuReason.empty() ? Executor::gpu : Executor::cpu);
 
     const std::unique_ptr<LduSystem> sys = makeLduSystem(executor, m.addressing());
@@ -508,20 +674,31 @@ void run(const Options& o)
     // the source: b = A 1, so that the exact solution is 1
     const std::vector<double> ones(m.nCells, 1.0);
     const std::vector<double> b = hostProduct(m, ones, [](double a) { return a; });
+    checkSource(o, b);
     if (o.spmv)
     {
         timeAndCheckMultiply(*sys, m, b, stats, inUse, o.repeat);
     }
 
+    // OpenFOAM's fvMatrix::solve returns before the solver with maxIter 0 (its PCG loop itself,
+    // a do-while, would take one iteration, as the core's does)
+    if (o.controls.maxIter == 0)
+    {
+        std::printf("%-16s none (-maxIter 0)\n", "solve");
+        return exitSolved;
+    }
     std::vector<double> x(m.nCells, 0.0);
-    const SolveResult r = sys->solve(method, x.data(), b.data(), o.controls, preconditioner, Coupling());
+    const SolveResult r = numerical([&]()
+    {
+        return sys->solve(method, x.data(), b.data(), o.controls, preconditioner, Coupling());
+    });
     std::printf("%s%s:  Solving for x, Initial residual = %g, Final residual = %g, No Iterations %d\n",
                 preconditionerName.c_str(), solverName.c_str(), r.initialResidual, r.finalResidual,
                 r.nIterations);
     if (r.nonFinite)
     {
-        throw Error("the residual became " + std::to_string(r.finalResidual) + " at iteration "
-                  + std::to_string(r.nIterations));
+        throw Failure(exitSingular, "the residual became " + text(r.finalResidual) + " at iteration "
+                    + std::to_string(r.nIterations) + ": the solve broke down");
     }
     std::printf("%-16s %s%s\n", "converged", yesNo(r.converged), r.singular ? " (singular)" : "");
     std::printf("%-16s %.4g ms\n", "upload", 1e3*r.uploadSeconds);
@@ -538,15 +715,29 @@ void run(const Options& o)
         error = std::max(error, std::abs(x[i] - 1));
     }
     const double bNorm = norm2(b);
-    if (bNorm > 0)
-    {
-        std::printf("%-16s %.3g (||b - A x||_2/||b||_2)\n", "true residual", norm2(residual)/bNorm);
-    }
-    else
-    {
-        std::printf("%-16s %.3g (||b - A x||_2; b = 0)\n", "true residual", norm2(residual));
-    }
+    const double trueResidual = bNorm > 0 ? norm2(residual)/bNorm : norm2(residual);
+    std::printf("%-16s %.3g (%s)\n", "true residual", trueResidual,
+                bNorm > 0 ? "||b - A x||_2/||b||_2" : "||b - A x||_2; b = 0");
     std::printf("%-16s %.3g\n", "max |x - 1|", error);
+    if (!std::isfinite(trueResidual) || firstNonFinite(x) != 0)
+    {
+        throw Failure(exitSingular, "the true residual is " + text(trueResidual)
+                    + " after the solve: it broke down");
+    }
+    if (r.converged)
+    {
+        return exitSolved;
+    }
+    if (r.singular)
+    {
+        throw Failure(exitSingular, "the solve stopped on OpenFOAM's singularity test at iteration "
+                    + std::to_string(r.nIterations) + ", residual " + text(r.finalResidual)
+                    + ": the matrix is singular or the solve broke down");
+    }
+    throw Failure(exitNotConverged, "not converged: residual " + text(r.finalResidual) + " after "
+                + std::to_string(r.nIterations) + " iterations (-maxIter " + std::to_string(o.controls.maxIter)
+                + "), above the tolerance " + text(o.controls.tolerance)
+                + (o.controls.relTol > 0 ? " and the relative tolerance " + text(o.controls.relTol) : ""));
 }
 
 } // namespace
@@ -562,7 +753,7 @@ int main(int argc, char* argv[])
     catch (const std::exception& e)
     {
         std::fprintf(stderr, "gpuLduSolve: %s\n\n%s", e.what(), usage);
-        return 1;
+        return exitError;
     }
     if (options.help)
     {
@@ -571,19 +762,37 @@ int main(int argc, char* argv[])
     }
     try
     {
-        run(options);
+        return run(options);
+    }
+    catch (const Failure& e)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr, "gpuLduSolve: %s\n", e.what());
+        return e.status;
+    }
+    catch (const SingularMatrixError& e)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr, "gpuLduSolve: %s\n", e.what());
+        return exitSingular;
     }
     catch (const Error& e)
     {
         std::fflush(stdout);
         std::fprintf(stderr, "gpuLduSolve: %s\n", e.what());
-        return 1;
+        return exitError;
+    }
+    catch (const std::bad_alloc& e)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr, "gpuLduSolve: out of memory (%s): %s is too large for the memory of this machine\n",
+                     e.what(), options.file.c_str());
+        return exitError;
     }
     catch (const std::exception& e)
     {
         std::fflush(stdout);
         std::fprintf(stderr, "gpuLduSolve: unexpected error: %s\n", e.what());
-        return 1;
+        return exitError;
     }
-    return 0;
 }

@@ -4,7 +4,9 @@
 # the csr one (nos4 and gr_30_30 by PCG+DIC, sherman5 by PBiCGStab+DILU) and A x passes the
 # -spmv check against the host product; malformed Matrix Market files fail with exit status 1
 # and a message naming the file and line; a bad -format word or a solver that does not take the
-# matrix fails with the valid words. Usage: driver.sh [cpu|gpu]   (default cpu)
+# matrix fails with the valid words; hostile files (issue 18) end quickly, in little memory,
+# with the exit status that says why: 1 bad input, 2 not converged, 3 singular or broken down.
+# Usage: driver.sh [cpu|gpu]   (default cpu)
 # The binary: $GPULDU_SOLVE, else the bin/gpuLduSolve beside the library folder that
 # etc/run-env.sh puts on LD_LIBRARY_PATH (platforms/lib, or $GPULDU_LIBDIR): a build tree needs
 # both, e.g. GPULDU_SOLVE=build/gpuLduSolve GPULDU_LIBDIR=build.
@@ -83,7 +85,7 @@ malformed nonSquare.mtx 3 "non-square matrix" "$banner% comment\n2 3 1\n1 1 1\n"
 malformed badValue.mtx 5 "bad value '1.0x'" "$banner% comment\n2 2 2\n1 1 1\n2 1 1.0x\n"
 malformed outOfRange.mtx.gz 4 "column index 3 out of range 1..2" "${banner}2 2 2\n1 1 1\n2 3 1\n"
 malformed tooFew.mtx.gz 5 "end of file after 2 of the 3 entries" "${banner}2 2 3\n1 1 1\n2 2 1\n"
-malformed tooMany.mtx 4 "more entries than the 1" "${banner}2 2 1\n1 1 1\n2 2 1\n"
+malformed tooMany.mtx 4 "more entries than the 1" "${banner}1 1 1\n1 1 1\n1 1 1\n"
 malformed aboveDiagonal.mtx 4 "entry above the diagonal" \
     '%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n1 2 1\n'
 
@@ -130,6 +132,111 @@ expect "an iterative solver on a complex file fails" \
 run ldltBadOrdering "$data/nos4.mtx.gz" -solver LDLT -ordering RCM
 expect "-ordering RCM fails listing the valid orderings" \
     eval 'test "$status" = 1 && logHasWords auto AMD METIS natural'
+
+# 5. exit statuses: 0 converged, 2 not converged, 3 singular or broken down; -maxIter 0 solves
+#    nothing, as OpenFOAM's fvMatrix::solve
+log=$work/help.log
+"$solve" -help > "$log" 2>&1
+status=$?
+expect "-help exits 0 and lists the exit statuses" \
+    eval 'test "$status" = 0 && logHas "Exit status:" && logHas "  2  not converged" \
+          && logHas "  3  singular or broken down" && logHas "summed, with a warning"'
+run longOption "$data/nos4.mtx.gz" -tolerance "$(printf '%02000d' 1)x"
+expect "a bad option value of 2000 characters: exit 1, quoted to 40" \
+    eval 'test "$status" = 1 && logHas "bad number '"'"'0000000000000000000000000000000000000000...'"'"' for -tolerance"'
+run notConverged "$data/nos4.mtx.gz" -maxIter 2
+expect "PCG stopped by -maxIter 2 exits 2, saying so" \
+    eval 'test "$status" = 2 && logHas "gpuLduSolve: not converged: residual " && logHas "after 2 iterations (-maxIter 2)"'
+run ldltNotConverged "$data/nos4.mtx.gz" -solver LDLT -tolerance 1e-30 -maxIter 1
+expect "LDLT refined short of -tolerance 1e-30 exits 2, saying so" \
+    eval 'test "$status" = 2 && logHas "converged        no" && logHas "LDLT: not converged: "'
+run maxIter0 "$data/nos4.mtx.gz" -maxIter 0 -spmv
+expect "-maxIter 0 reads, stores and multiplies, solves nothing, exits 0" \
+    eval 'test "$status" = 0 && logHas "solve            none (-maxIter 0)" && grep -q "^A x check .*: ok$" "$log" \
+          && ! logHas "Solving for x"'
+run dwg961a "$data/dwg961a.mtx.gz" -solver LDLT
+expect "LDLT on dwg961a (256 empty rows) exits 3 before the factorisation, naming the first row" \
+    eval 'test "$status" = 3 && logHas "dwg961a.mtx.gz: row 706 has no non-zero entry (nor have 255 other rows): the matrix is singular" \
+          && ! logHas "numeric"'
+# row 2 without entries (symmetric), and with explicit zeros only (asymmetric)
+printf '%b' '%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n3 1 -1\n3 3 4\n' > "$work/emptyRow.mtx"
+printf '%b' "${banner}3 3 5\n1 1 4\n2 2 0\n2 1 0\n3 1 -1\n3 3 4\n" > "$work/zeroRow.mtx"
+for spec in emptyRow:PCG emptyRow:PBiCGStab emptyRow:LDLT zeroRow:PBiCG zeroRow:PBiCGStab; do
+    IFS=: read -r file solver <<< "$spec"
+    run "$file-$solver" "$work/$file.mtx" -solver "$solver"
+    expect "$file.mtx by $solver exits 3: row 2 has no non-zero entry" \
+        eval 'test "$status" = 3 && logHas "$file.mtx: row 2 has no non-zero entry: the matrix is singular" \
+              && ! logHas "Solving for x"'
+done
+printf '%b' '%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n2 1 1\n2 2 1\n' > "$work/singular.mtx"
+run singularPcg "$work/singular.mtx" -solver PCG
+expect "PCG+DIC on the singular [1 1; 1 1] exits 3 (a zero pivot breaks it down)" \
+    eval 'test "$status" = 3 && logHas "gpuLduSolve: "'
+printf '%b' '%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4e300\n2 1 -1e300\n2 2 4e300\n3 2 -1e300\n3 3 4e300\n' \
+    > "$work/huge.mtx"
+for solver in PCG LDLT; do
+    run "huge-$solver" "$work/huge.mtx" -solver "$solver"
+    expect "values near 1e300 by $solver: converged with a finite true residual, or exit 3; never exit 0 with NaN" \
+        eval '! grep -qiE "residual.*(nan|inf)" "$log" && test "$status" = 0 || test "$status" = 3'
+done
+
+# 6. hostile files of issue 18: each ends at once, in little memory (ulimit -v), with a short
+#    message naming the file and line. limited <seconds> <KiB> <name> <arguments>: run under both
+#    (the memory limit only with executor cpu and without GPULDU_SANITIZED: CUDA's unified
+#    address space and AddressSanitizer's shadow each map terabytes, which ulimit -v refuses)
+limited()
+{
+    local seconds=$1 kiB=$2
+    shift 2
+    log=$work/$1.log
+    shift
+    (
+        [ -n "${GPULDU_SANITIZED:-}" ] || [ "$executor" = gpu ] || ulimit -v "$kiB"
+        timeout "$seconds" "$solve" "$@" -executor "$executor"
+    ) > "$log" 2>&1
+    status=$?
+}
+memory=300000   # KiB; a run on a small matrix maps about 50 MB
+printf '%b' "${banner}2000000000 2000000000 1\n1 1 4\n" > "$work/rows2e9.mtx"
+limited 10 "$memory" rows2e9 "$work/rows2e9.mtx"
+expect "2e9 rows and 1 entry: exit 3 at the size line, in bounded memory and time" \
+    eval 'test "$status" = 3 && logHas "rows2e9.mtx:2: 2000000000 rows but 1 entries: at least 1999999999 rows have no entry, so the matrix is singular"'
+printf '%b' "${banner}1000000 1000000 1000000\n1 1 4\n" > "$work/rows1e6.mtx"
+limited 10 "$memory" rows1e6 "$work/rows1e6.mtx"
+expect "1e6 rows and entries declared, 1 given: exit 1 at the end of the file, in bounded memory" \
+    eval 'test "$status" = 1 && logHas "rows1e6.mtx:4: end of file after 1 of the 1000000 entries"'
+printf '%b' "${banner}1000000000 1000000000 1000000000\n1 1 4\n" > "$work/rows1e9.mtx"
+limited 10 "$memory" rows1e9 "$work/rows1e9.mtx"
+expect "1e9 rows and entries declared: exit 1 before reading them, naming the memory needed" \
+    eval 'test "$status" = 1 && logHas "rows1e9.mtx:2: reading 1000000000 rows and 1000000000 entries needs " \
+          && logHas "of memory available"'
+printf '%b' "${banner}3 3 5\n1 1 4\0\n0\n2 2 4\n3 3 4\n2 1 -1\n3 2 -1\n" > "$work/nul.mtx"
+limited 10 "$memory" nul "$work/nul.mtx"
+expect "a NUL inside an entry: exit 1 naming line and column (it used to read 40)" \
+    eval 'test "$status" = 1 && logHas "nul.mtx:3: control character 0x00 (NUL) at column 6"'
+limited 10 "$memory" devZero /dev/zero
+expect "/dev/zero: exit 1 at once" \
+    eval 'test "$status" = 1 && logHas "/dev/zero:1: control character 0x00 (NUL) at column 1"'
+{ printf '%%%%MatrixMarket matrix coordinate real general'; head -c 2000000 /dev/zero | tr '\0' x; printf '\n'; } \
+    > "$work/longBanner.mtx"
+limited 10 "$memory" longBanner "$work/longBanner.mtx"
+expect "a 2 MB banner: exit 1, the message under 300 bytes" \
+    eval 'test "$status" = 1 && logHas "longBanner.mtx:1: line longer than 1024 bytes" && test "$(wc -c < "$log")" -lt 300'
+{ printf '%b' "${banner}% "; head -c 200000000 /dev/zero | tr '\0' c; printf '%b' "\n1 1 1\n1 1 4\n"; } \
+    | gzip -1 > "$work/longComment.mtx.gz"
+limited 20 100000 longComment "$work/longComment.mtx.gz"
+expect "a gzip file of a 200 MB comment line: read in under 100 MB and solved" \
+    eval 'test "$status" = 0 && logHas "converged        yes"'
+printf '%b' "${banner}2 2 5\n1 1 2\n2 2 4\n1 1 2\n2 1 -1\n2 1 0\n" > "$work/duplicates.mtx"
+run duplicates "$work/duplicates.mtx"
+expect "duplicate entries summed with a warning that counts them and names the first" \
+    eval 'test "$status" = 0 && logHas "gpuLduSolve: warning: $work/duplicates.mtx:5: 2 entries repeat a row and column of an earlier entry, summed into it (the first here)"'
+for value in 1e400 1e-400; do
+    printf '%b' "${banner}1 1 1\n1 1 $value\n" > "$work/range$value.mtx"
+    run "range$value" "$work/range$value.mtx"
+    expect "value $value: exit 1, out of range (overflow and underflow alike)" \
+        eval 'test "$status" = 1 && logHas "range$value.mtx:3: value '"'"'$value'"'"' out of range"'
+done
 
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"
