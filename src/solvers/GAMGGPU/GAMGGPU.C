@@ -307,7 +307,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     }
     catch (const gpuLdu::ValueError& e)
     {
-        badValue(type(), e.bad(), *cachePtr, group);
+        badValue(type(), e.bad(), *cachePtr, group, "smoother");
     }
     catch (const std::exception& e)
     {

@@ -257,7 +257,8 @@ void Foam::gpuLduSolver::badValue
     const word& solverName,
     const gpuLdu::BadValue& bad,
     const gpuLduCache& cache,
-    const gpuLduGroupSystem* group
+    const gpuLduGroupSystem* group,
+    const word& role
 ) const
 {
     // A row (face) of the system: the rank it comes from and its number
@@ -274,7 +275,7 @@ void Foam::gpuLduSolver::badValue
     };
     // A cell in words: its global number (a coarse GAMG level's cells are
     // the level's own)
-    const auto cell = [&](label row)
+    const auto cell = [&](label row) -> std::string
     {
         label proci, local;
         locate(row, false, proci, local);
@@ -311,32 +312,34 @@ void Foam::gpuLduSolver::badValue
             {
                 what<< proci;
             }
-            what<< ", in the row of " << cell(bad.row)
-                << " and the column of " << cell(bad.col);
+            what<< ", in the row of " << cell(bad.row).c_str()
+                << " and the column of " << cell(bad.col).c_str();
             break;
         }
         case gpuLdu::ValueKind::pivot:
         {
             const word of(bad.pivotOf, false);
-            what<< (of == "diagonal" ? "the diagonal pivot" : "the " + of + " pivot")
-                << " is " << bad.value << " at " << cell(bad.row);
+            what<< "the " << of << " pivot is " << bad.value << " at "
+                << cell(bad.row).c_str();
             break;
         }
         default:
             what<< "the " << kind << " is " << bad.value << " at "
-                << cell(bad.row);
+                << cell(bad.row).c_str();
     }
 
     OStringStream why;
     if (bad.kind == gpuLdu::ValueKind::pivot)
     {
-        why << "A zero or non-finite pivot: the "
-            << (bad.level > 0 ? "GAMG smoother's " : "") << bad.pivotOf.c_str()
-            << (bad.pivotOf == "diagonal" ? "" : " factorisation")
-            << " would divide by it." << nl
+        why << "A zero or non-finite pivot: the " << role << "'s "
+            << (
+                   bad.pivotOf == "diagonal"
+                 ? "division by the diagonal"
+                 : "factorisation"
+               )
+            << " cannot take it." << nl
             << "Check the matrix (a zero diagonal, a cell without coefficients)"
-            << " or use another " << (bad.level > 0 ? "smoother" : "preconditioner")
-            << ".";
+            << " or use another " << role << ".";
     }
     else
     {
@@ -602,7 +605,11 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
     }
     catch (const gpuLdu::ValueError& e)
     {
-        badValue(preconditionerName + type(), e.bad(), *cachePtr, group);
+        badValue
+        (
+            preconditionerName + type(), e.bad(), *cachePtr, group,
+            "preconditioner"
+        );
     }
     catch (const std::exception& e)
     {
