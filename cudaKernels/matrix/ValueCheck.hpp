@@ -18,6 +18,7 @@
 
 #include "backend/Backend.hpp"
 
+#include <thrust/count.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
@@ -79,36 +80,44 @@ GPULDU_HD inline double quotientOrNaN(double a, double pivot)
 namespace detail
 {
 
-//- The first non-finite value and how many there are
-struct NonFiniteCount
-{
-    long first;
-    long count;
-};
-
-//- Combines two NonFiniteCounts: the lower first, the sum of counts
-struct CombineNonFinite
-{
-    GPULDU_HD NonFiniteCount operator()(const NonFiniteCount& a, const NonFiniteCount& b) const
-    {
-        return {a.first < b.first ? a.first : b.first, a.count + b.count};
-    }
-};
-
 //- The values of up to 3 arrays as one sequence (segment s holds size[s] values of data[s]):
-//  entry k's NonFiniteCount, {k, 1} where it is not finite, {end, 0} where it is
+//  entry k's place where it is not finite, else end (a minimum over them finds the first)
 struct NonFiniteEntry
 {
     const double* data[3];
     long size[3];
     long end;
 
-    GPULDU_HD NonFiniteCount operator()(long k) const
+    GPULDU_HD double value(long k) const
     {
         const long second = k - size[0];
         const long third = second - size[1];
-        const double v = second < 0 ? data[0][k] : (third < 0 ? data[1][second] : data[2][third]);
-        return isFiniteValue(v) ? NonFiniteCount{end, 0} : NonFiniteCount{k, 1};
+        return second < 0 ? data[0][k] : (third < 0 ? data[1][second] : data[2][third]);
+    }
+
+    GPULDU_HD long operator()(long k) const
+    {
+        return isFiniteValue(value(k)) ? end : k;
+    }
+};
+
+//- Whether entry k of a NonFiniteEntry sequence is not finite
+struct IsNonFiniteEntry
+{
+    NonFiniteEntry entry;
+
+    GPULDU_HD bool operator()(long k) const
+    {
+        return !isFiniteValue(entry.value(k));
+    }
+};
+
+template<class T>
+struct Minimum
+{
+    GPULDU_HD T operator()(T a, T b) const
+    {
+        return a < b ? a : b;
     }
 };
 
@@ -125,26 +134,30 @@ struct BadPivotRow
     }
 };
 
-struct MinimumInt
-{
-    GPULDU_HD int operator()(int a, int b) const
-    {
-        return a < b ? a : b;
-    }
-};
-
 } // namespace detail
 
-//- The non-finite values of up to 3 backend arrays taken as one sequence (one reduction): the
-//  first one's place in the sequence (end = the total where there is none) and their number
+//- The non-finite values of up to 3 backend arrays taken as one sequence: the first one's place
+//  in the sequence (one reduction, a minimum; the total size where there is none), and their
+//  number (a second pass, only where there is one)
+struct NonFiniteCount
+{
+    long first;
+    long count;
+};
+
 template<class B>
-detail::NonFiniteCount countNonFinite(const double* const data[3], const long size[3])
+NonFiniteCount countNonFinite(const double* const data[3], const long size[3])
 {
     detail::NonFiniteEntry entry{{data[0], data[1], data[2]}, {size[0], size[1], size[2]}, 0};
     entry.end = size[0] + size[1] + size[2];
-    return thrust::transform_reduce(
-        B::policy(), thrust::counting_iterator<long>(0), thrust::counting_iterator<long>(entry.end),
-        entry, detail::NonFiniteCount{entry.end, 0}, detail::CombineNonFinite());
+    const thrust::counting_iterator<long> begin(0);
+    const thrust::counting_iterator<long> end(entry.end);
+    NonFiniteCount found{thrust::transform_reduce(B::policy(), begin, end, entry, entry.end, detail::Minimum<long>()), 0};
+    if (found.first < entry.end)
+    {
+        found.count = thrust::count_if(B::policy(), begin, end, detail::IsNonFiniteEntry{entry});
+    }
+    return found;
 }
 
 //- The lowest row of n whose pivot (pivot[pos[i]], or pivot[i] where pos is nullptr) is zero or
@@ -154,7 +167,7 @@ int firstBadPivot(const double* pivot, const int* pos, int n)
 {
     const int first = thrust::transform_reduce(
         B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
-        detail::BadPivotRow{pivot, pos, n}, n, detail::MinimumInt());
+        detail::BadPivotRow{pivot, pos, n}, n, detail::Minimum<int>());
     return first < n ? first : -1;
 }
 

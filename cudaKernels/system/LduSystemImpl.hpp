@@ -521,7 +521,7 @@ public:
         const long nF = A_.nFaces;
         const double* const data[3] = {ptr(ldu_), ptr(source_), ptr(psi_)};
         const long size[3] = {n() + (symmetric_ ? 1 : 2)*nF, n(), n()};
-        const detail::NonFiniteCount found = countNonFinite<B>(data, size);
+        const NonFiniteCount found = countNonFinite<B>(data, size);
         if (found.count == 0)
         {
             return;

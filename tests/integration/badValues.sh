@@ -12,7 +12,8 @@
 #  - keywords no solver reads (executer, matrixformat, checknative, a smoother in the
 #    preconditioner's sub-dictionary): one warning each per run naming the closest valid
 #    keyword, and the run goes on with native's iterations; correct dictionaries (PCGGPU,
-#    PBiCGStabGPU, GAMGGPU with GAMG's keywords) give no warning.
+#    PBiCGStabGPU, GAMGGPU with GAMG's keywords) give no warning;
+#  - maxIter 0 skips the solve as natively.
 # Usage: badValues.sh. Prints "<P> passed, <F> failed" last; exit 1 if any failed.
 set -uo pipefail
 
@@ -209,6 +210,17 @@ cavity correctGAMG - '/^    p$/,/}/ s/solver .*;/solver GAMGGPU; smoother GaussS
 runIn "$dir" icoFoam
 expect "GAMGGPU with GAMG's keywords gives no warning" \
     eval 'test $status -eq 0 && logHas "GAMGGPU:  Solving for p" && ! logHas "FOAM Warning"'
+
+# 5. maxIter 0: fvMatrix::solve returns before it constructs a solver, natively and with the
+#    plugin alike: no p solve line, psi untouched, the run goes on
+cavity maxIterNative - '/^    p$/,/}/ { s/GPU;/;/; /executor/d; s/relTol .*;/relTol 0.05; maxIter 0;/ }'
+runIn "$dir" icoFoam
+nativeLines=$(grep -c "Solving for p," "$log")
+nativeStatus=$status
+cavity maxIterPlugin - '/^    p$/,/}/ s/relTol .*;/relTol 0.05; maxIter 0;/'
+runIn "$dir" icoFoam
+expect "maxIter 0: p's solves skipped by OpenFOAM as natively (pFinal's only), the run goes on" \
+    eval 'test "$status-$nativeStatus" = "0-0" && test "$(grep -c "Solving for p," "$log")" = "$nativeLines" && test "$nativeLines" = 10'
 
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"

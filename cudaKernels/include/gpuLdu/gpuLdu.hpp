@@ -411,7 +411,9 @@ public:
     virtual double timeMultiply(int repeats) = 0;
 
     //- Solve A psi = source with the exact loop of OpenFOAM's PCG, PBiCG or PBiCGStab: psi is
-    //  the initial guess on entry and the solution on exit.
+    //  the initial guess on entry and the solution on exit. Throws ValueError, before
+    //  iterating, for a value of the matrix, source or psi that is not finite and for a zero
+    //  or non-finite pivot of the preconditioner.
     virtual SolveResult solve(
         KrylovMethod method,
         double* psi,
@@ -550,7 +552,9 @@ public:
     virtual void setDeviceCouplingCoeffs(int level, const double* coeffs, const double* intCoeffs) = 0;
 
     //- Solve A psi = source as OpenFOAM's GAMGSolver::solve: psi the initial guess on entry and
-    //  the solution on exit; nIterations counts V-cycles. couplings: one per level, finest
+    //  the solution on exit; nIterations counts V-cycles. Throws ValueError (with the level)
+    //  before iterating as LduSystem::solve does, and for a zero or non-finite diagonal of a
+    //  level that the V-cycle divides by. couplings: one per level, finest
     //  first, or none (a serial matrix without interfaces).
     virtual SolveResult solve(
         double* psi,
