@@ -321,12 +321,48 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
+    //- A ValueError of level k's system, with the level
+    static ValueError atLevel(const ValueError& e, int k)
+    {
+        BadValue bad = e.bad();
+        bad.level = k;
+        return ValueError(bad);
+    }
+
+    //- Whether the V-cycle divides by level k's diagonal: the levels it smooths (all but the
+    //  coarsest, which is solved) with any smoother but DIC and DILU (whose pivots their
+    //  factorisation checks), or where the correction is scaled or interpolated
+    bool dividesByDiagonal(int k, const GamgControls& c) const
+    {
+        const bool incompleteFactor = c.smoother == GamgSmoother::DIC || c.smoother == GamgSmoother::DILU;
+        return k < nCoarse() && (!incompleteFactor || c.scaleCorrection || c.interpolateCorrection);
+    }
+
+    //- A smoother's numeric set-up on level k (setupSmootherOf); a zero or non-finite pivot
+    //  is a ValueError naming the level
+    void setupSmoother(int k, GamgSmoother smoother, bool checkDiagonal)
+    {
+        try
+        {
+            setupSmootherOf(k, smoother, checkDiagonal);
+        }
+        catch (const ValueError& e)
+        {
+            throw atLevel(e, k);
+        }
+    }
+
     //- A smoother's numeric set-up on level k: the DIC/DILU factor, where it has one; for the
     //  Jacobi-like ones the interfaces' magnitudes of each row, and Chebyshev's Gershgorin
-    //  bound of D^-1 A (the maximum over all ranks)
-    void setupSmoother(int k, GamgSmoother smoother)
+    //  bound of D^-1 A (the maximum over all ranks). First, where the V-cycle divides by it
+    //  (checkDiagonal), the level's diagonal is checked: zero or not finite is a ValueError.
+    void setupSmootherOf(int k, GamgSmoother smoother, bool checkDiagonal)
     {
         Level& level = *systems_[k];
+        if (checkDiagonal)
+        {
+            checkPivots<B>("diagonal", diag(level), nullptr, level.n());
+        }
         interfaceMagnitude_[k].clear();
         const bool jacobiLike = smoother == GamgSmoother::l1Jacobi || smoother == GamgSmoother::Chebyshev;
         if (jacobiLike && level.hasInterfaces(coupling(k)))
@@ -442,8 +478,21 @@ class GamgSystemImpl : public GamgSystem
 
     //- GAMGSolver::solveCoarsestLevel: from a zero correction, OpenFOAM's PCG with DIC
     //  (symmetric) or PBiCGStab with DILU, to the GAMG's tolerance and relTol (the coarsest
-    //  system solves its own psi from its own source: the level's fields are copied in and out)
+    //  system solves its own psi from its own source: the level's fields are copied in and out);
+    //  a bad pivot of its DIC/DILU is a ValueError naming the coarsest level
     void solveCoarsest(const SolverControls& gamgControls)
+    {
+        try
+        {
+            solveCoarsestLevel(gamgControls);
+        }
+        catch (const ValueError& e)
+        {
+            throw atLevel(e, nCoarse());
+        }
+    }
+
+    void solveCoarsestLevel(const SolverControls& gamgControls)
     {
         const int k = nCoarse() - 1;
         const Coupling& coupling = this->coupling(nCoarse());
@@ -640,7 +689,7 @@ public:
         const std::size_t n = finest.n();
         couplings_.assign(systems_.size(), &none_);
         couplings_[0] = &finestCoupling;
-        setupSmoother(0, smoother);
+        setupSmoother(0, smoother, smoother != GamgSmoother::DIC && smoother != GamgSmoother::DILU);
         finest.workspace().upload(finest.psi(), {{psi, n}});
         finest.workspace().upload(finest.source(), {{b, n}});
         smooth(0, smoother, finest.psi(), finest.source(), nSweeps);
@@ -734,6 +783,8 @@ public:
         auto start = Clock::now();
         finest.workspace().upload(finest.psi(), {{psi, std::size_t(n)}});
         finest.workspace().upload(finest.source(), {{source, std::size_t(n)}});
+        // before the coarse matrices sum them (an inf + -inf there would raise FE_INVALID)
+        finest.checkValues();
         result.uploadSeconds = Level::secondsSince(start);
 
         // the coarse matrices (GAMGSolver's constructor) and the smoothers' factors
@@ -760,10 +811,23 @@ public:
             setHostCoarsestMatrix();
         }
         times_.coarseMatrices = Level::secondsSince(start);
+        // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
+        // (and divides by their pivots) only then
         start = Clock::now();
+        std::unique_ptr<ValueError> badPivot;
         for (int k = 0; k <= nCoarse(); ++k)
         {
-            setupSmoother(k, gamg.smoother);
+            try
+            {
+                setupSmoother(k, gamg.smoother, dividesByDiagonal(k, gamg));
+            }
+            catch (const ValueError& e)
+            {
+                if (!badPivot)
+                {
+                    badPivot = std::make_unique<ValueError>(e);
+                }
+            }
         }
         times_.smootherSetup = Level::secondsSince(start);
         result.setupSeconds = times_.coarseMatrices + times_.smootherSetup;
@@ -776,6 +840,10 @@ public:
 
         if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {
+            if (badPivot)
+            {
+                throw *badPivot;
+            }
             do
             {
                 vCycle(finest.source(), controls, gamg);

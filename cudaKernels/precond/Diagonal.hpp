@@ -7,6 +7,7 @@
 #define GPULDU_DIAGONAL_HPP
 
 #include "matrix/CsrMatrix.hpp"
+#include "matrix/ValueCheck.hpp"
 
 namespace gpuLdu
 {
@@ -53,7 +54,7 @@ public:
         n_(n)
     {}
 
-    void setup()
+    void setup(const char* = "none")
     {}
 
     void apply(double* w, const double* r) const
@@ -85,8 +86,10 @@ public:
         return rD_;
     }
 
-    void setup()
+    //- Throws ValueError at the first zero or non-finite diagonal, before dividing by it
+    void setup(const char* pivotOf = "diagonal")
     {
+        checkPivots<B>(pivotOf, ptr(A_.val), ptr(A_.diagPos), A_.nRows);
         rD_.resize(A_.nRows);
         forEach<B>(0, A_.nRows, detail::InverseDiagonal{ptr(A_.diagPos), ptr(A_.val), ptr(rD_)});
     }

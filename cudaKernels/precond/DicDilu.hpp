@@ -14,6 +14,7 @@
 #define GPULDU_DICDILU_HPP
 
 #include "matrix/CsrMatrix.hpp"
+#include "matrix/ValueCheck.hpp"
 #include "sweep/LevelSchedule.hpp"
 #include "sweep/WaitProtocol.hpp"
 
@@ -418,12 +419,15 @@ public:
         return rD_;
     }
 
-    //- The factor from the current matrix values
-    void setup()
+    //- The factor from the current matrix values. Throws ValueError (pivotOf: DIC or DILU) at
+    //  the first zero or non-finite pivot d, before anything divides by it: the factor carries a
+    //  NaN past it (quotientOrNaN), then one reduction finds it.
+    void setup(const char* pivotOf = "DIC/DILU")
     {
         lower_.sweep(detail::DicFactorRow{
             lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos),
             ptr(A_.transpose), ptr(A_.val), ptr(rD_)});
+        checkPivots<B>(pivotOf, ptr(rD_), nullptr, A_.nRows);
         forEach<B>(0, A_.nRows, detail::Invert{ptr(rD_)});
         forward_.packed[0] = forward_.packed[1] = false;
         backward_.packed[0] = backward_.packed[1] = false;

@@ -8,6 +8,7 @@
 #define GPULDU_ILU0_HPP
 
 #include "matrix/CsrMatrix.hpp"
+#include "matrix/ValueCheck.hpp"
 #include "sweep/LevelSchedule.hpp"
 #include "sweep/WaitProtocol.hpp"
 
@@ -34,7 +35,8 @@ struct Ilu0FactorRow
         for (int p = rowStart[i]; p < diagPos[i]; ++p)
         {
             const int kk = col[p];
-            lu[p] /= loadFresh(&lu[diagPos[kk]]);
+            // a zero or non-finite u_kk gives NaN (setup's pivot check reports it)
+            lu[p] = quotientOrNaN(lu[p], loadFresh(&lu[diagPos[kk]]));
             // merge row i after p with the upper part of row kk (both by ascending column)
             int r = diagPos[kk] + 1;
             const int rEnd = rowStart[kk + 1];
@@ -142,8 +144,9 @@ public:
         return lu_;
     }
 
-    //- The factors from the current matrix values, by rows in level order
-    void setup()
+    //- The factors from the current matrix values, by rows in level order. Throws ValueError
+    //  at the first zero or non-finite pivot u_ii (a NaN carried past it, nothing divided by it).
+    void setup(const char* pivotOf = "ILU0")
     {
         if (!A_.columnsAscending)
         {
@@ -154,6 +157,7 @@ public:
         forEach<B>(0, A_.nnz(), detail::Copy{ptr(A_.val), ptr(lu_)});
         lower_.sweep(detail::Ilu0FactorRow{
             lower_.rows(), ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(lu_)});
+        checkPivots<B>(pivotOf, ptr(lu_), ptr(A_.diagPos), A_.nRows);
     }
 
     //- w = (LU)^-1 r

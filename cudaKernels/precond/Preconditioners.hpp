@@ -15,6 +15,8 @@
 #include "precond/Ilu0.hpp"
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuLdu
@@ -99,6 +101,12 @@ public:
         diagonal_(A)
     {}
 
+    //- The cells of face f: its lower and upper cell (the addressing kept for the build)
+    std::pair<int, int> faceCells(int f) const
+    {
+        return {lowerAddr_[f], upperAddr_[f]};
+    }
+
     //- The level schedules of the lower (forward sweep, factors) and upper (backward sweep)
     //  triangles
     const LevelSchedule<B>& lowerSchedule() const
@@ -144,11 +152,13 @@ public:
         return triangular().ilu0.lu();
     }
 
-    //- The numeric part of type, from the current matrix values
+    //- The numeric part of type, from the current matrix values. Throws ValueError naming
+    //  the preconditioner at its first zero or non-finite pivot (diagonal: the diagonal).
     void setup(Preconditioner type)
     {
         type_ = type;
-        withChosen(*this, [](auto& M) { M.setup(); });
+        const std::string name = preconditionerName(type);
+        withChosen(*this, [&](auto& M) { M.setup(name.c_str()); });
     }
 
     //- w = M^-1 r  (OpenFOAM's precondition)

@@ -14,6 +14,7 @@
 #define GPULDU_WAITPROTOCOL_HPP
 
 #include "backend/cuda/MemoryOrder.hpp"
+#include "matrix/ValueCheck.hpp"
 
 #include <cstring>
 
@@ -203,7 +204,9 @@ GPULDU_HD inline void rereadTerms(Terms& t, const double* x)
 }
 
 //- start - sum of coefficient*x[col] (or coefficient/x[col]) over the terms in their order,
-//  once readTerms found them ready (the terms past maxTerms are waited for one by one)
+//  once readTerms found them ready (the terms past maxTerms are waited for one by one). A
+//  quotient by a zero or non-finite x (a factorisation's bad pivot) is a quiet NaN instead
+//  (quotientOrNaN): the factorisation's pivot check reports it, nothing divides by zero.
 template<bool Quotient, class Terms, class Row>
 GPULDU_HD inline double subtractTerms(const Terms& t, const double* x, const int* col, const Row& row)
 {
@@ -215,13 +218,13 @@ GPULDU_HD inline double subtractTerms(const Terms& t, const double* x, const int
     {
         if (m < t.nTerms)
         {
-            acc -= Quotient ? t.coeff[m]/t.x[m] : t.coeff[m]*t.x[m];
+            acc -= Quotient ? quotientOrNaN(t.coeff[m], t.x[m]) : t.coeff[m]*t.x[m];
         }
     }
     for (int p = t.rest; p != t.restEnd; p += t.step)
     {
         const double xj = waitReady(&x[col[p]], loadRelaxed(&x[col[p]]));
-        acc -= Quotient ? row.coefficient(t.i, p)/xj : row.coefficient(t.i, p)*xj;
+        acc -= Quotient ? quotientOrNaN(row.coefficient(t.i, p), xj) : row.coefficient(t.i, p)*xj;
     }
     return acc;
 }

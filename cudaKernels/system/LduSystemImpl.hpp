@@ -11,6 +11,7 @@
 #include "krylov/PBiCGStab.hpp"
 #include "krylov/Pcg.hpp"
 #include "matrix/CsrMatrix.hpp"
+#include "matrix/ValueCheck.hpp"
 #include "matrix/SparseFormats.hpp"
 #include "matrix/Spmv.hpp"
 #include "precond/Preconditioners.hpp"
@@ -53,6 +54,8 @@ private:
     typename FormattedPattern<B>::Values formatted_;
     typename FormattedPattern<B>::Values formattedT_;
     bool hasMatrix_ = false;
+    //- Whether the values uploaded last are symmetric (no lower)
+    bool symmetric_ = true;
     bool formattedTValid_ = false;
 
     //- Seconds spent in the last setMatrix
@@ -304,6 +307,7 @@ public:
         A_.permute(ptr(ldu_), symmetric);
         valT_.clear();
         hasMatrix_ = true;
+        symmetric_ = symmetric;
         if (format_ != MatrixFormat::csr)
         {
             pattern(format_).fill(ptr(A_.val), formatted_);
@@ -509,6 +513,48 @@ public:
         return normFactor;
     }
 
+    //- Throws ValueError if a value of the matrix (diag, upper, lower), of source() or of
+    //  psi() is not finite, naming the first in that order and how many there are: one
+    //  reduction over them all, before any arithmetic with them (ValueCheck.hpp)
+    void checkValues()
+    {
+        const long nF = A_.nFaces;
+        const double* const data[3] = {ptr(ldu_), ptr(source_), ptr(psi_)};
+        const long size[3] = {n() + (symmetric_ ? 1 : 2)*nF, n(), n()};
+        const NonFiniteCount found = countNonFinite<B>(data, size);
+        if (found.count == 0)
+        {
+            return;
+        }
+        BadValue bad;
+        bad.count = found.count;
+        long k = found.first;
+        const double* at = nullptr;
+        if (k < size[0])
+        {
+            at = ptr(ldu_) + k;
+            bad.kind = k < n() ? ValueKind::diagonal : (k < n() + nF ? ValueKind::upper : ValueKind::lower);
+            k -= bad.kind == ValueKind::diagonal ? 0 : (bad.kind == ValueKind::upper ? n() : n() + nF);
+        }
+        else
+        {
+            k -= size[0];
+            bad.kind = k < n() ? ValueKind::source : ValueKind::initialGuess;
+            k -= bad.kind == ValueKind::source ? 0 : n();
+            at = (bad.kind == ValueKind::source ? ptr(source_) : ptr(psi_)) + k;
+        }
+        B::download(&bad.value, at, 1);
+        bad.index = bad.row = bad.col = int(k);
+        if (bad.kind == ValueKind::upper || bad.kind == ValueKind::lower)
+        {
+            // upper[f] is A[l(f)][u(f)], lower[f] is A[u(f)][l(f)]
+            const auto [l, u] = precon_.faceCells(int(k));
+            bad.row = bad.kind == ValueKind::upper ? l : u;
+            bad.col = bad.kind == ValueKind::upper ? u : l;
+        }
+        throw ValueError(bad);
+    }
+
     //- psi and source of solve on the backend (solveResident works on them)
     double* psi()
     {
@@ -579,6 +625,7 @@ public:
         auto start = std::chrono::steady_clock::now();
         ws_.upload(ptr(psi_), {{psi, n()}});
         ws_.upload(ptr(source_), {{source, n()}});
+        checkValues();
         const double uploadSeconds = setMatrixSeconds_ + secondsSince(start);
         start = std::chrono::steady_clock::now();
 

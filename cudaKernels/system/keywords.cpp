@@ -4,6 +4,8 @@
 
 #include "gpuLdu/gpuLdu.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <initializer_list>
 
 namespace gpuLdu
@@ -243,6 +245,47 @@ std::vector<std::string> smootherNames(bool symmetric)
 GamgSmoother smootherFromName(const std::string& name, bool symmetric)
 {
     return valueOf(smootherTable, name, "smoother", takenOn(symmetric));
+}
+
+int editDistance(const std::string& a, const std::string& b)
+{
+    // d[i][j]: the distance between the first i letters of a and the first j of b, one row
+    // kept: d[i][j] = min(d[i-1][j] + 1, d[i][j-1] + 1, d[i-1][j-1] + (a_i != b_j))
+    const auto lower = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
+    std::vector<int> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+    {
+        row[j] = int(j);
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i)
+    {
+        int diagonal = row[0];
+        row[0] = int(i);
+        for (std::size_t j = 1; j <= b.size(); ++j)
+        {
+            const int substitution = diagonal + (lower(a[i - 1]) != lower(b[j - 1]));
+            diagonal = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+        }
+    }
+    return row[b.size()];
+}
+
+std::string closestKeyword(const std::string& name, const std::vector<std::string>& candidates)
+{
+    const int allowed = std::max(2, int(name.size())/3);
+    std::string closest;
+    int best = allowed + 1;
+    for (const std::string& c : candidates)
+    {
+        const int d = editDistance(name, c);
+        if (d < best)
+        {
+            best = d;
+            closest = c;
+        }
+    }
+    return closest;
 }
 
 } // namespace gpuLdu

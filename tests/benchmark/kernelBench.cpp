@@ -82,11 +82,20 @@ void laplacian(int n, double bandwidth)
     }
     row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); }), nnz*(8 + 8 + 4));
+    // once per solve, before iterating: every value of diag, upper, source and psi finite
+    row("value check (diag, upper, source, psi)", medianMs(20, [&]() { sys.checkValues(); }),
+        8.0*(3*rows + p.nFaces()));
     M.setOneLaunchBlocks(0);
     row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
     row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     M.setOneLaunchBlocks(-1);
     row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    // part of the factor above: the pivots' check, one reduction (the factor's quotients
+    // test their pivot too, quotientOrNaN)
+    // (its result kept: a volatile store, so that the host compiler cannot drop the reduction)
+    volatile int firstBad = 0;
+    row("pivot check (one reduction over the pivots)", medianMs(20, [&]() {
+        firstBad = firstBadPivot<Bench>(ptr(M.rD()), nullptr, rows); }), rows*8.0);
     row("DIC apply, waits on values, default blocks", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     for (int blocks : {66, 100, 132, 264, 528})
     {

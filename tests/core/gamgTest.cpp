@@ -10,6 +10,8 @@
 #include "multigrid/GamgSystemImpl.hpp"
 
 #include <algorithm>
+#include <cfenv>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <random>
@@ -630,6 +632,91 @@ TYPED_TEST(GamgTest, SolvesToTolerance)
             EXPECT_NEAR(sum/referenceNormFactor(p, zero, zero, b), r.finalResidual, 1e-12*r.finalResidual);
         }
     }
+}
+
+//- Before its V-cycles a GAMG solve reports what it would compute with or divide by (with
+//  OpenFOAM's floating-point traps on, on the host): a non-finite value of the fine matrix or
+//  source, a zero diagonal of a level the V-cycle divides by (level 0 and a coarse one, its
+//  coarse cell), a zero DIC pivot of a smoother; none where the start is converged (OpenFOAM
+//  builds its smoothers only when it iterates)
+TYPED_TEST(GamgTest, BadValuesAndPivotsAreReportedWithTheirLevel)
+{
+    const LduProblem good = poisson3D(16, 12, 10, 12, -1);
+    const TestHierarchy h(good, 20);
+    const std::vector<double> b = referenceSource(good);
+    const auto solveError = [&](const LduProblem& p, const GamgControls& c, const std::vector<double>& source)
+    {
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        std::vector<double> psi(p.nCells, 0.0);
+        SolverControls controls;
+        controls.tolerance = 1e-9;
+        BadValue none;
+        none.index = -1;
+        const int before = fegetexcept();
+        feenableexcept(FE_DIVBYZERO | FE_INVALID | FE_OVERFLOW);
+        try
+        {
+            gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+            gamg.solve(psi.data(), source.data(), controls, c, {});
+        }
+        catch (const ValueError& e)
+        {
+            none = e.bad();
+        }
+        fedisableexcept(FE_ALL_EXCEPT);
+        feenableexcept(before);
+        return none;
+    };
+    GamgControls gaussSeidel;
+    GamgControls dic;
+    dic.smoother = GamgSmoother::DIC;
+    dic.scaleCorrection = false;
+
+    EXPECT_EQ(solveError(good, gaussSeidel, b).index, -1);
+    EXPECT_EQ(solveError(good, dic, b).index, -1);
+
+    std::vector<double> source = b;
+    source[42] = std::nan("");
+    BadValue e = solveError(good, gaussSeidel, source);
+    EXPECT_EQ(e.kind, ValueKind::source);
+    EXPECT_EQ(e.index, 42);
+    EXPECT_EQ(e.level, 0);
+
+    // GaussSeidel divides by the fine diagonal
+    LduProblem p = good;
+    p.diag[77] = 0.0;
+    e = solveError(p, gaussSeidel, b);
+    EXPECT_EQ(e.kind, ValueKind::pivot);
+    EXPECT_EQ(e.pivotOf, "diagonal");
+    EXPECT_EQ(e.level, 0);
+    EXPECT_EQ(e.row, 77);
+    // not where the solve does not iterate
+    EXPECT_EQ(solveError(p, gaussSeidel, std::vector<double>(p.nCells, 0.0)).index, -1);
+
+    // DIC's first pivot is the first diagonal (no scaling: nothing else divides by it)
+    p = good;
+    p.diag[0] = 0.0;
+    e = solveError(p, dic, b);
+    EXPECT_EQ(e.kind, ValueKind::pivot);
+    EXPECT_EQ(e.pivotOf, "DIC");
+    EXPECT_EQ(e.level, 0);
+    EXPECT_EQ(e.row, 0);
+
+    // a coarse cell of level 1 made of fine cells i and j (face f between them) has the
+    // diagonal diag_i + diag_j + 2 upper_f: zero, exactly, with diag_i = diag_j = -upper_f
+    const TestLevel& first = h.levels[0];
+    int f = 0;
+    while (first.restrictAddressing[good.lower[f]] != first.restrictAddressing[good.upper[f]])
+    {
+        ++f;
+    }
+    p = good;
+    p.diag[good.lower[f]] = p.diag[good.upper[f]] = -good.upperCoeffs[f];
+    e = solveError(p, gaussSeidel, b);
+    EXPECT_EQ(e.kind, ValueKind::pivot);
+    EXPECT_EQ(e.pivotOf, "diagonal");
+    EXPECT_EQ(e.level, 1);
+    EXPECT_EQ(e.row, first.restrictAddressing[good.lower[f]]);
 }
 
 //- Coupled interfaces on every level (cyclic-like couplings between the x = 0 and x = nx - 1

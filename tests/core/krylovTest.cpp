@@ -174,15 +174,26 @@ TYPED_TEST(KrylovTest, ConvergedInitialGuessTakesNoIteration)
     EXPECT_EQ(psi, before);
 }
 
-TYPED_TEST(KrylovTest, NonFiniteSourceIsReported)
+//- A NaN source is refused before the loop (valueCheckTest.cpp: every kind of value), psi
+//  untouched
+TYPED_TEST(KrylovTest, NonFiniteSourceIsRefusedBeforeIterating)
 {
     const LduProblem p = poisson3D(6, 6, 6, 51);
     std::vector<double> psi(p.nCells, 0.0);
     std::vector<double> b = randomVector(p.nCells, 52);
     b[17] = std::nan("");
-    const SolveResult res = solve<TypeParam>(p, psi, b, SolverControls(), Preconditioner::DIC);
-    EXPECT_TRUE(res.nonFinite);
-    EXPECT_EQ(res.nIterations, 0);
+    try
+    {
+        solve<TypeParam>(p, psi, b, SolverControls(), Preconditioner::DIC);
+        ADD_FAILURE() << "no ValueError";
+    }
+    catch (const ValueError& e)
+    {
+        EXPECT_EQ(e.bad().kind, ValueKind::source);
+        EXPECT_EQ(e.bad().index, 17);
+        EXPECT_NE(std::string(e.what()).find("source is nan at row 17"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(psi, std::vector<double>(p.nCells, 0.0));
 }
 
 TYPED_TEST(KrylovTest, ZeroMatrixIsSingular)

@@ -22,6 +22,76 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+//- The values a solve checks before it iterates (ValueError): every one must be finite, and
+//  every pivot a factorisation divides by must be finite and non-zero.
+enum class ValueKind
+{
+    diagonal,       //!< diag[i] = A[i][i], as uploaded (boundary coefficients included)
+    upper,          //!< upper[f] = A[l(f)][u(f)]
+    lower,          //!< lower[f] = A[u(f)][l(f)] (asymmetric matrices)
+    source,         //!< the right-hand side b
+    initialGuess,   //!< psi on entry
+    pivot           //!< a pivot of a factorisation or a diagonal divided by (BadValue::pivotOf)
+};
+
+//- The words of a kind in messages: diagonal, upper, lower, source, initial guess, pivot
+std::string valueKindName(ValueKind kind);
+
+//- What a check found: the first bad value (values: in the order diagonal, upper, lower,
+//  source, initial guess, then by index; pivots: the lowest row, the first that a sequential
+//  factorisation meets, the others follow from it) and where it is.
+struct BadValue
+{
+    ValueKind kind = ValueKind::source;
+    //- For a pivot, whose: DIC, DILU, ILU0, or diagonal (the diagonal preconditioner's, and the
+    //  diagonal that GAMG's smoothers and interpolation divide by)
+    std::string pivotOf;
+    //- The GAMG level of the system (0: the finest, the matrix the solver was given)
+    int level = 0;
+    //- The face (upper, lower) or the cell (the other kinds), in the system's numbering
+    int index = -1;
+    //- The matrix entry's row and column: upper A[l(f)][u(f)], lower A[u(f)][l(f)], the
+    //  others the cell twice
+    int row = -1;
+    int col = -1;
+    double value = 0;
+    //- Values of the checked kinds that are not finite (a pivot: 1)
+    long count = 1;
+};
+
+//- A BadValue in words, in the system's numbering ("the source is nan at cell 17 (1 value not
+//  finite)")
+std::string describe(const BadValue& bad);
+
+//- A solve refused before iterating: a value that is not finite, or a zero or non-finite pivot
+//  (BadValue). Thrown instead of computing with it: with floating-point trapping on (OpenFOAM's
+//  default) the computation would stop the process with SIGFPE, without it the solve would
+//  iterate on NaNs.
+class ValueError : public Error
+{
+    BadValue bad_;
+
+public:
+    explicit ValueError(const BadValue& bad)
+    :
+        Error("gpuLdu: " + describe(bad)),
+        bad_(bad)
+    {}
+
+    const BadValue& bad() const
+    {
+        return bad_;
+    }
+};
+
+//- The edit distance (Levenshtein: the fewest insertions, deletions and substitutions of one
+//  letter) between two keywords, letters compared regardless of case
+int editDistance(const std::string& a, const std::string& b);
+
+//- The candidate closest to name by editDistance (the first of equals), where it is within
+//  max(2, length/3) edits of it (a slip, not another word); else empty
+std::string closestKeyword(const std::string& name, const std::vector<std::string>& candidates);
+
 //- Where the algorithms run: the same source compiled for the host (Thrust CPP system) or for
 //  an NVIDIA GPU (Thrust CUDA system plus hand-written kernels).
 enum class Executor
@@ -342,7 +412,9 @@ public:
     virtual double timeMultiply(int repeats) = 0;
 
     //- Solve A psi = source with the exact loop of OpenFOAM's PCG, PBiCG or PBiCGStab: psi is
-    //  the initial guess on entry and the solution on exit.
+    //  the initial guess on entry and the solution on exit. Throws ValueError, before
+    //  iterating, for a value of the matrix, source or psi that is not finite and for a zero
+    //  or non-finite pivot of the preconditioner.
     virtual SolveResult solve(
         KrylovMethod method,
         double* psi,
@@ -485,7 +557,9 @@ public:
     virtual void setDeviceCouplingCoeffs(int level, const double* coeffs, const double* intCoeffs) = 0;
 
     //- Solve A psi = source as OpenFOAM's GAMGSolver::solve: psi the initial guess on entry and
-    //  the solution on exit; nIterations counts V-cycles. couplings: one per level, finest
+    //  the solution on exit; nIterations counts V-cycles. Throws ValueError (with the level)
+    //  before iterating as LduSystem::solve does, and for a zero or non-finite diagonal of a
+    //  level that the V-cycle divides by. couplings: one per level, finest
     //  first, or none (a serial matrix without interfaces).
     virtual SolveResult solve(
         double* psi,

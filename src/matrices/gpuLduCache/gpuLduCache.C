@@ -17,8 +17,25 @@ Foam::gpuLduCache::gpuLduCache(const fvMesh& mesh)
 :
     MeshObject<fvMesh, TopologicalMeshObject, gpuLduCache>(mesh),
     addr_(nullptr),
-    gamgAgglomerations_{nullptr, nullptr}
+    gamgAgglomerations_{nullptr, nullptr},
+    globalCells_
+    (
+        mesh.nCells(),
+        UPstream::msgType(),
+        mesh.comm(),
+        UPstream::parRun()
+    )
 {}
+
+
+bool Foam::gpuLduCache::noteKeywordCheck
+(
+    const word& fieldName,
+    const word& solverType
+)
+{
+    return checkedDictionaries_.insert(word(fieldName + " " + solverType, false));
+}
 
 
 void Foam::gpuLduCache::restart(const lduAddressing& addr)

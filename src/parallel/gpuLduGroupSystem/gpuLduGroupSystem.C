@@ -703,6 +703,30 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
 
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
+void Foam::gpuLduGroupSystem::locate
+(
+    const label index,
+    const bool isFace,
+    label& rank,
+    label& local
+) const
+{
+    // rank k's rows (faces) are [start[k], start[k + 1])
+    const std::vector<int>& start = isFace ? faceStart_ : rowStart_;
+    rank = -1;
+    local = index;
+    for (label k = 0; k + 1 < label(start.size()); ++k)
+    {
+        if (index >= start[k] && index < start[k + 1])
+        {
+            rank = ranks_[k];
+            local = index - start[k];
+            return;
+        }
+    }
+}
+
+
 gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
 (
     gpuLdu::KrylovMethod method,

@@ -135,6 +135,25 @@ gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
 }
 
 
+Foam::wordList Foam::GAMGGPU::keywords() const
+{
+    return wordList
+    {
+        "executor", "checkNative",
+        // GAMGSolver (readControls, the coarsest level's solver)
+        "cacheAgglomeration", "nPreSweeps", "preSweepsLevelMultiplier",
+        "maxPreSweeps", "nPostSweeps", "postSweepsLevelMultiplier",
+        "maxPostSweeps", "nFinestSweeps", "interpolateCorrection",
+        "scaleCorrection", "directSolveCoarsest", "coarsestLevelCorr",
+        // GAMGAgglomeration and its agglomerators
+        "agglomerator", "nCellsInCoarsestLevel", "mergeLevels", "nLevels",
+        // the processor agglomerations
+        "processorAgglomerator", "nAgglomeratingCells",
+        "processorAgglomeration"
+    };
+}
+
+
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
 Foam::solverPerformance Foam::GAMGGPU::solve
@@ -144,6 +163,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     const direction cmpt
 ) const
 {
+    checkKeywords();
     gpuLdu::GamgControls gamg = gamgControls();
 
     const bool directSolveCoarsest =
@@ -164,6 +184,8 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
 
     gpuLdu::SolveResult result;
+    gpuLduCache* cachePtr = nullptr;
+    gpuLduGroupSystem* group = nullptr;
     gpuLdu::GamgTimes times;
     std::vector<int> levelCells;
     // Seconds of the agglomeration fetch (OpenFOAM builds it on the first solve of a mesh),
@@ -173,6 +195,7 @@ Foam::solverPerformance Foam::GAMGGPU::solve
     try
     {
         gpuLduCache& c = cache();
+        cachePtr = &c;
         const gpuLdu::Executor exec = executor();
 
         // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
@@ -201,11 +224,16 @@ Foam::solverPerformance Foam::GAMGGPU::solve
         // Decomposed, the ranks sharing a device as one hierarchy where they
         // can be (gpuLduGroupSystem); else each rank its own
         const auto systemStart = std::chrono::steady_clock::now();
-        gpuLduGroupSystem* group =
+        group =
             directSolveCoarsest
           ? nullptr
           : c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
-        if (group && group->gamgShared(exec, agglomeration))
+        if (group && !group->gamgShared(exec, agglomeration))
+        {
+            // each rank its own hierarchy
+            group = nullptr;
+        }
+        if (group)
         {
             systemSeconds = secondsSince(systemStart);
             result = group->solveGamg
@@ -292,6 +320,10 @@ Foam::solverPerformance Foam::GAMGGPU::solve
             c.forgetGamgSystems();
             delete &agglomeration;
         }
+    }
+    catch (const gpuLdu::ValueError& e)
+    {
+        badValue(type(), e.bad(), *cachePtr, group, "smoother");
     }
     catch (const std::exception& e)
     {

@@ -204,6 +204,12 @@ bool Foam::LDLTGPU::anyCoupled() const
 }
 
 
+Foam::wordList Foam::LDLTGPU::keywords() const
+{
+    return wordList{"executor", "ordering", "factorReuse"};
+}
+
+
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
 Foam::solverPerformance Foam::LDLTGPU::solve
@@ -214,6 +220,7 @@ Foam::solverPerformance Foam::LDLTGPU::solve
 ) const
 {
     // The controls first: a bad one stops the run at its first solve
+    checkKeywords();
     const gpuLdu::Executor exec = executor();
     const gpuLdu::LdltOrdering order = ordering(psi.size());
     const label reuse = factorReuse();

@@ -20,6 +20,12 @@ namespace Foam
     defineTypeNameAndDebug(gpuLduSolver, 0);
 }
 
+const Foam::wordList Foam::gpuLduSolver::commonKeywords
+{
+    "solver", "tolerance", "relTol", "maxIter", "minIter", "preconditioner",
+    "smoother", "nSweeps", "log", "type"
+};
+
 static_assert
 (
     std::is_same<Foam::solveScalar, Foam::scalar>::value,
@@ -246,6 +252,190 @@ gpuLdu::Preconditioner Foam::gpuLduSolver::preconditionerType
 }
 
 
+void Foam::gpuLduSolver::badValue
+(
+    const word& solverName,
+    const gpuLdu::BadValue& bad,
+    const gpuLduCache& cache,
+    const gpuLduGroupSystem* group,
+    const word& role
+) const
+{
+    // A row (face) of the system: the rank it comes from and its number
+    // there (this rank's own, but on a group's owner)
+    const bool coarse = bad.level > 0;
+    const auto locate = [&](label index, bool isFace, label& proci, label& local)
+    {
+        proci = Pstream::myProcNo(matrix_.mesh().comm());
+        local = index;
+        if (group && !coarse)
+        {
+            group->locate(index, isFace, proci, local);
+        }
+    };
+    // A cell in words: its global number (a coarse GAMG level's cells are
+    // the level's own)
+    const auto cell = [&](label row) -> std::string
+    {
+        label proci, local;
+        locate(row, false, proci, local);
+        OStringStream os;
+        if (coarse)
+        {
+            os  << "coarse cell " << local << " of GAMG level " << bad.level;
+        }
+        else
+        {
+            os  << "cell " << cache.globalCells().toGlobal(proci, local);
+            if (Pstream::parRun())
+            {
+                os  << " (processor " << proci << ", local cell " << local
+                    << ")";
+            }
+        }
+        return os.str();
+    };
+
+    const word kind(gpuLdu::valueKindName(bad.kind), false);
+    OStringStream what;
+    switch (bad.kind)
+    {
+        case gpuLdu::ValueKind::upper:
+        case gpuLdu::ValueKind::lower:
+        {
+            label proci, face;
+            locate(bad.index, true, proci, face);
+            what<< "the " << kind << " coefficient is " << bad.value
+                << " at face " << face
+                << (Pstream::parRun() && !coarse ? " of processor " : "");
+            if (Pstream::parRun() && !coarse)
+            {
+                what<< proci;
+            }
+            what<< ", in the row of " << cell(bad.row).c_str()
+                << " and the column of " << cell(bad.col).c_str();
+            break;
+        }
+        case gpuLdu::ValueKind::pivot:
+        {
+            const word of(bad.pivotOf, false);
+            what<< "the " << of << " pivot is " << bad.value << " at "
+                << cell(bad.row).c_str();
+            break;
+        }
+        default:
+            what<< "the " << kind << " is " << bad.value << " at "
+                << cell(bad.row).c_str();
+    }
+
+    OStringStream why;
+    if (bad.kind == gpuLdu::ValueKind::pivot)
+    {
+        why << "A zero or non-finite pivot: the " << role << "'s "
+            << (
+                   bad.pivotOf == "diagonal"
+                 ? "division by the diagonal"
+                 : "factorisation"
+               )
+            << " cannot take it." << nl
+            << "Check the matrix (a zero diagonal, a cell without coefficients)"
+            << " or use another " << role << ".";
+    }
+    else
+    {
+        why << bad.count << " value(s) of the matrix, source and initial guess"
+            << " are not finite; nothing was solved." << nl
+            << "They come from the case: a field, boundary condition or source"
+            << " that is not finite, or an earlier solve that diverged.";
+    }
+
+    FatalErrorInFunction
+        << "Solving for " << fieldName_ << " with " << solverName << ": "
+        << what.str().c_str() << nl << why.str().c_str()
+        << exit(FatalError);
+}
+
+
+Foam::wordList Foam::gpuLduSolver::keywords() const
+{
+    return wordList{"executor", "checkNative", "matrixFormat"};
+}
+
+
+void Foam::gpuLduSolver::warnUnread
+(
+    const dictionary& dict,
+    const wordList& valid
+) const
+{
+    std::vector<std::string> names;
+    OStringStream list;
+    for (const word& w : valid)
+    {
+        names.push_back(w);
+        list<< " " << w;
+    }
+    for (const entry& e : dict)
+    {
+        const word& key = e.keyword();
+        if (valid.found(key))
+        {
+            continue;
+        }
+        // the closest valid keyword, where the key looks like a slip of it
+        const std::string closest = gpuLdu::closestKeyword(key, names);
+        OStringStream hint;
+        if (!closest.empty())
+        {
+            hint<< "    Did you mean " << closest.c_str() << "?" << nl;
+        }
+        IOWarningInFunction(dict)
+            << "Keyword " << key << " for field " << fieldName_
+            << " is read by neither " << type() << " nor OpenFOAM:"
+            << " it has no effect." << nl
+            << hint.str().c_str()
+            << "    Valid keywords:" << list.str().c_str() << endl;
+    }
+}
+
+
+void Foam::gpuLduSolver::checkKeywords() const
+{
+    // Before anything else reads the controls (a misspelt executor leaves
+    // executor gpu, which may stop the run): the cache without a device
+    const fvMesh* meshPtr = dynamic_cast<const fvMesh*>(&matrix_.mesh());
+    if (!meshPtr)
+    {
+        return;
+    }
+    gpuLduCache& cache = const_cast<gpuLduCache&>(gpuLduCache::New(*meshPtr));
+
+    // p and pFinal are two dictionaries of one field
+    const word dictName
+    (
+        controlDict_.name().empty() ? string(fieldName_) : string(controlDict_.name()),
+        false
+    );
+    if (!cache.noteKeywordCheck(dictName, type()))
+    {
+        return;
+    }
+
+    wordList valid(commonKeywords);
+    valid.append(keywords());
+    warnUnread(controlDict_, valid);
+
+    // The sub-dictionary forms: preconditioner { preconditioner DIC; }
+    for (const word name : {"preconditioner", "smoother"})
+    {
+        if (controlDict_.isDict(name))
+        {
+            warnUnread(controlDict_.subDict(name), wordList{name});
+        }
+    }
+}
+
+
 Foam::solverPerformance Foam::gpuLduSolver::performance
 (
     const word& solverName,
@@ -337,6 +527,8 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
     const direction cmpt
 ) const
 {
+    checkKeywords();
+
     const word nativeType(gpuLdu::methodName(method));
 
     const word preconditionerName =
@@ -357,12 +549,14 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
     const scalarField psi0(check ? psi : scalarField());
 
     gpuLdu::SolveResult result;
+    gpuLduCache* cachePtr = nullptr;
+    gpuLduGroupSystem* group = nullptr;
     try
     {
         gpuLduCache& c = cache();
+        cachePtr = &c;
         const gpuLdu::Executor exec = executor();
-        gpuLduGroupSystem* group =
-            c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
+        group = c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
 
         if (group)
         {
@@ -408,6 +602,14 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
                 coupling
             );
         }
+    }
+    catch (const gpuLdu::ValueError& e)
+    {
+        badValue
+        (
+            preconditionerName + type(), e.bad(), *cachePtr, group,
+            "preconditioner"
+        );
     }
     catch (const std::exception& e)
     {
