@@ -383,8 +383,9 @@ void checkRows(const Options& o, const LduMatrixData& m)
 }
 
 //- A numerical phase of the core (a factorisation, a solve): an Error it throws for a singular
-//  matrix, a zero or a non-finite pivot (the core names the row or column) becomes the exit
-//  status for singular matrices; any other (a CUDA error, memory) stays an error
+//  matrix, a zero or a non-finite pivot (the core names the row or column; ValueError from the
+//  iterative solvers' checks) becomes the exit status for singular matrices; any other (a CUDA
+//  error, memory) stays an error
 template<class Phase>
 auto numerical(Phase phase)
 {
@@ -396,8 +397,14 @@ auto numerical(Phase phase)
     {
         throw;
     }
+    catch (const ValueError& e)
+    {
+        // a value or pivot that is zero or not finite, found before iterating
+        throw Failure(exitSingular, e.what());
+    }
     catch (const Error& e)
     {
+        // the direct solver's errors (no typed error there): by their words
         const std::string what = e.what();
         for (const char* word : {"singular", "pivot", "not finite"})
         {
