@@ -13,7 +13,8 @@
 # tests/integration/driver.sh (gpuLduSolve on tests/data), (g) the format benchmark
 # (gpuLduFormatBench: SpMV in every format vs cuSPARSE CSR, 100^3, 200^3 and tests/data), (h) the
 # MPI runs with executor gpu: tests/integration/devices.sh, parallel.sh and decomposed.sh (needs
-# .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh), (i) the direct solver:
+# .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh; with them
+# tests/integration/badValues.sh), (i) the direct solver:
 # tests/integration/ldlt.sh and tests/benchmark/ldlt.sh (the runtime needs laplacianFoam and
 # ansysToFoam too). Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
@@ -150,9 +151,9 @@ step i "direct solver: LDLTGPU in OpenFOAM ($executor), LDL^T benchmark vs CHOLM
            bash tests/benchmark/ldlt.sh -executors '$executor' -k '$ldltSizes' -limit 150 $ldltMatrices" \
     && grep -E '^(PASS|FAIL)|passed' "$OUT/ldlt-$executor.log" | cut -c1-300 | tail -n 8 && cat "$OUT/ldlt.txt"
 
-step h "MPI runs ($executor): devices, parallel, decomposed" "${limitH:-240}" "mpi-$executor.log" \
+step h "MPI runs ($executor): devices, parallel, decomposed, bad values" "${limitH:-240}" "mpi-$executor.log" \
     bash -c "bash tests/integration/devices.sh '$executor' && bash tests/integration/parallel.sh '$executor' \
-             && bash tests/integration/decomposed.sh '$executor'" \
+             && bash tests/integration/decomposed.sh '$executor' && bash tests/integration/badValues.sh '$executor'" \
     && grep -E '^(PASS|FAIL)|passed|ranks|MPI ranks' "$OUT/mpi-$executor.log" | cut -c1-300 | tail -n 30
 
 {

@@ -14,8 +14,10 @@
 #    keyword, and the run goes on with native's iterations; correct dictionaries (PCGGPU,
 #    PBiCGStabGPU, GAMGGPU with GAMG's keywords) give no warning;
 #  - maxIter 0 skips the solve as natively.
-# Usage: badValues.sh. Prints "<P> passed, <F> failed" last; exit 1 if any failed.
+# Usage: badValues.sh [cpu|gpu]   (default cpu). Prints "<P> passed, <F> failed" last; exit 1 if any failed.
 set -uo pipefail
+
+executor=${1:-cpu}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=etc/run-env.sh
@@ -51,12 +53,12 @@ nanField()
 }
 
 # cavity <name> <NaN cell of p or -> <sed script for system/fvSolution>: a fresh copy of the
-# cavity (executor cpu, 0.05 s) in $dir
+# cavity (the executor asked for, 0.05 s) in $dir
 cavity()
 {
     dir=$work/$1
     cp -r "$here/../../tutorials/cavity" "$dir"
-    sed -i -e 's/executor .*gpu;/executor        cpu;/' -e "$3" "$dir/system/fvSolution"
+    sed -i -e "s/executor .*gpu;/executor        $executor;/" -e "$3" "$dir/system/fvSolution"
     sed -i -e 's/^endTime .*/endTime         0.05;/' -e 's/^writeFormat .*/writeFormat     binary;/' \
         "$dir/system/controlDict"
     [ "$2" = - ] || nanField "$dir/0/p" 400 "$2"
@@ -171,16 +173,16 @@ EOF
 laplacian zeroNative 'solver PCG; preconditioner DIC;'
 expect "negative control: native PCG with DIC stops with SIGFPE on this matrix" \
     eval 'test $status -ne 0 && logHas "sigFpe::sigHandler"'
-laplacian zeroDIC 'solver PCGGPU; preconditioner DIC; executor cpu;'
+laplacian zeroDIC "solver PCGGPU; preconditioner DIC; executor $executor;"
 expect "a zero DIC pivot is a FatalError naming it and the cell, not a SIGFPE" \
     eval 'test $status -ne 0 && noSigFpe && logHas "Solving for T with DICPCGGPU: the DIC pivot is 0 at cell 0" && logHas "use another preconditioner"'
-laplacian zeroDiagonal 'solver PCGGPU; preconditioner diagonal; executor cpu;'
+laplacian zeroDiagonal "solver PCGGPU; preconditioner diagonal; executor $executor;"
 expect "a zero diagonal with the diagonal preconditioner: its pivot and cell" \
     eval 'test $status -ne 0 && noSigFpe && logHas "Solving for T with diagonalPCGGPU: the diagonal pivot is 0 at cell 0"'
-laplacian zeroILU0 'solver PBiCGStabGPU; preconditioner ILU0; executor cpu;'
+laplacian zeroILU0 "solver PBiCGStabGPU; preconditioner ILU0; executor $executor;"
 expect "a zero ILU0 pivot: its pivot and cell" \
     eval 'test $status -ne 0 && noSigFpe && logHas "Solving for T with ILU0PBiCGStabGPU: the ILU0 pivot is 0 at cell 0"'
-laplacian zeroGAMG 'solver GAMGGPU; smoother GaussSeidel; executor cpu;'
+laplacian zeroGAMG "solver GAMGGPU; smoother GaussSeidel; executor $executor;"
 expect "GAMGGPU: the zero diagonal its Gauss-Seidel smoother divides by" \
     eval 'test $status -ne 0 && noSigFpe && logHas "Solving for T with GAMGGPU: the diagonal pivot is 0 at cell 0" && logHas "use another smoother"'
 
@@ -197,7 +199,7 @@ expect "correct dictionaries (PCGGPU, PBiCGStabGPU) give no warning" \
     eval 'test $status -eq 0 && logHas "DICPCGGPU:  Solving for p" && ! logHas "FOAM Warning"'
 correctIterations=$(pIterations)
 
-cavity keywords - '0,/executor        cpu;/s//executor        cpu;\n        executer        cpu;\n        matrixformat    ell;\n        checknative     true;/; /^    pFinal$/,/}/ s/preconditioner  DIC;/preconditioner  { preconditioner DIC; smoother GaussSeidel; }/'
+cavity keywords - '0,/executor        '"$executor"';/s//executor        '"$executor"';\n        executer        cpu;\n        matrixformat    ell;\n        checknative     true;/; /^    pFinal$/,/}/ s/preconditioner  DIC;/preconditioner  { preconditioner DIC; smoother GaussSeidel; }/'
 runIn "$dir" icoFoam
 expect "unknown keywords: a warning each, the closest valid keyword named, the run goes on" \
     eval 'test "$status-$(pIterations)" = "0-$correctIterations" && logHas "Keyword executer for field p is read by neither PCGGPU nor OpenFOAM" && logHas "Did you mean executor?" && logHas "Keyword matrixformat for field p" && logHas "Did you mean matrixFormat?" && logHas "Keyword checknative for field p" && logHas "Did you mean checkNative?"'
