@@ -59,6 +59,8 @@ runCase()
     (cd "$dir" && ./Allrun "${extra[@]}") > "$dir/log.Allrun" 2>&1 || status=$?
     app=$(sed -n 's/^\s*application\s\+\(\S\+\)\s*;.*/\1/p' "$dir/system/controlDict")
     log=$dir/log.$app
+    # the Foundation's releases run simpleFoam's and pimpleFoam's cases by foamRun
+    [ -f "$log" ] || [ ! -f "$dir/log.foamRun" ] || log=$dir/log.foamRun
     [ -f "$log" ] || { echo "FAIL: $dir: no solver log $log (Allrun exit $status)" >&2; return 1; }
     sed -En 's/^([A-Za-z0-9]*(PCG|PBiCG|PBiCGStab|GAMG)(GPU)?):  Solving for (\S+), Initial residual = (\S+), .*No Iterations ([0-9]+)$/\4 \6 \5 \1/p' \
         "$log" > "$dir/solves"

@@ -35,7 +35,11 @@ Foam::gpuLduCoupling::gpuLduCoupling
         const label place = patchPhase.empty() ? late : patchPhase[patchi];
         if (interfaces.set(patchi) && place != inSystem)
         {
-            phaseInterfaces_[place].set(patchi, interfaces.operator()(patchi));
+            phaseInterfaces_[place].set
+            (
+                patchi,
+                gpuLduCompat::pointerAt(interfaces, patchi)
+            );
             const labelUList& faceCells = addr.patchAddr(patchi);
             cells_.insert(cells_.end(), faceCells.begin(), faceCells.end());
         }
@@ -210,8 +214,10 @@ void Foam::gpuLduCoupling::product
     // result[faceCells] -= coeffs*psi_neighbour, as in lduMatrix::Amul/Tmul
     // (add = false: +=, as in lduMatrix::residual)
     const lduInterfaceFieldPtrsList& list = phaseInterfaces_[label(phase)];
-    matrix_.initMatrixInterfaces(add, coeffs, list, psi_, result_, cmpt_);
-    matrix_.updateMatrixInterfaces(add, coeffs, list, psi_, result_, cmpt_);
+    gpuLduCompat::updateInterfaces
+    (
+        matrix_, add, coeffs, list, psi_, result_, cmpt_
+    );
 
     for (std::size_t j = 0; j < cells_.size(); ++j)
     {

@@ -15,16 +15,10 @@ namespace Foam
 
 Foam::gpuLduCache::gpuLduCache(const fvMesh& mesh)
 :
-    MeshObject<fvMesh, TopologicalMeshObject, gpuLduCache>(mesh),
+    gpuLduMeshObject<gpuLduCache>(mesh),
     addr_(nullptr),
     gamgAgglomerations_{nullptr, nullptr},
-    globalCells_
-    (
-        mesh.nCells(),
-        UPstream::msgType(),
-        mesh.comm(),
-        UPstream::parRun()
-    )
+    globalCells_(gpuLduCompat::globalCells(mesh.nCells(), mesh.comm()))
 {}
 
 
@@ -210,7 +204,7 @@ bool Foam::gpuLduCache::noteFormat
     const word name = gpuLdu::formatName(format);
 
     auto iter = formats_.find(key);
-    if (iter.found() && *iter == name)
+    if (iter != formats_.end() && *iter == name)
     {
         return false;
     }

@@ -13,7 +13,7 @@ namespace Foam
 
 Foam::gpuLduLdltCache::gpuLduLdltCache(const fvMesh& mesh)
 :
-    MeshObject<fvMesh, TopologicalMeshObject, gpuLduLdltCache>(mesh),
+    gpuLduMeshObject<gpuLduLdltCache>(mesh),
     addr_(nullptr),
     nCells_(-1),
     nFaces_(-1)
@@ -128,7 +128,7 @@ Foam::gpuLduLdltCache::factorisation& Foam::gpuLduLdltCache::of
 
     auto iter = factorisations_.find(fieldName);
     built =
-        !iter.found()
+        iter == factorisations_.end()
      || (*iter)->solver->executor() != executor
      || (*iter)->solver->analysis().ordering != ordering;
 
@@ -137,12 +137,17 @@ Foam::gpuLduLdltCache::factorisation& Foam::gpuLduLdltCache::of
         // The old one (on another executor or in another ordering) goes
         // first, its memory with it; then the symbolic analysis (throws
         // gpuLdu::Error)
-        if (iter.found())
+        if (iter != factorisations_.end())
         {
             factorisations_.erase(iter);
         }
         autoPtr<factorisation> f(new factorisation);
-        forAllConstIters(factorisations_, other)
+        for
+        (
+            auto other = factorisations_.cbegin();
+            other != factorisations_.cend();
+            ++other
+        )
         {
             const gpuLdu::LdltSolver& s = *(*other)->solver;
             if (s.executor() == executor && s.analysis().ordering == ordering)
@@ -156,7 +161,7 @@ Foam::gpuLduLdltCache::factorisation& Foam::gpuLduLdltCache::of
         {
             f->solver = gpuLdu::makeLdltSolver(executor, lower, ordering);
         }
-        factorisations_.insert(fieldName, f);
+        factorisations_.set(fieldName, f.ptr());
         iter = factorisations_.find(fieldName);
     }
     return **iter;

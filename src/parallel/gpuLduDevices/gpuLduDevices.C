@@ -4,7 +4,7 @@
 \*---------------------------------------------------------------------------*/
 
 #include "gpuLduDevices.H"
-#include "Pstream.H"
+#include "gpuLduCompat.H"
 #include "OSspecific.H"
 #include "error.H"
 #include "SubList.H"
@@ -104,8 +104,7 @@ Foam::label Foam::gpuLduDevices::select
         ranksPerNode
       ? word("node" + std::to_string(me/ranksPerNode))
       : word(hostName());
-    Pstream::gatherList(hosts);
-    Pstream::scatterList(hosts);
+    gpuLduCompat::allGatherList(hosts);
 
     // This rank's place among the ranks of its node
     label localRank = 0;
@@ -129,8 +128,7 @@ Foam::label Foam::gpuLduDevices::select
     // Every rank's device, gathered to all
     labelList devices(nProcs);
     devices[me] = device;
-    Pstream::gatherList(devices);
-    Pstream::scatterList(devices);
+    gpuLduCompat::allGatherList(devices);
 
     // whether two ranks share a node and a device
     const auto together = [&](const label a, const label b)
@@ -149,7 +147,7 @@ Foam::label Foam::gpuLduDevices::select
         }
     }
     const label chunk = ranksPerSystem > 0 ? ranksPerSystem : sharing.size();
-    const label first = chunk*(sharing.find(me)/chunk);
+    const label first = chunk*(gpuLduCompat::indexOf(sharing, me)/chunk);
     groupRanks = labelList
     (
         SubList<label>(sharing, min(chunk, sharing.size() - first), first)
@@ -186,7 +184,7 @@ Foam::label Foam::gpuLduDevices::select
     label nNodes = 0;
     forAll(hosts, rank)
     {
-        nNodes += (hosts.find(hosts[rank]) == rank);
+        nNodes += (gpuLduCompat::indexOf(hosts, hosts[rank]) == rank);
     }
     Info<< "gpuLduSolvers: " << nProcs << " rank(s) on " << nNodes
         << " node(s) share their GPUs by node-local rank";

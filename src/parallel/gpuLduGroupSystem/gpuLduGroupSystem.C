@@ -189,7 +189,8 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
          && proc->comm() == UPstream::worldComm
         )
         {
-            nbr[patchi] = max(label(-1), ranks_.find(proc->neighbProcNo()));
+            nbr[patchi] =
+                gpuLduCompat::indexOf(ranks_, proc->neighbProcNo());
         }
     }
 
@@ -296,7 +297,7 @@ Foam::gpuLduGroupSystem::combinedLevel Foam::gpuLduGroupSystem::combineRanks
     // stretch of its patch list, the two sides of each pair of patches
     // match face for face, and every rank updates its interfaces in patch
     // order
-    bool fallback = inPatchOrder.found(false);
+    bool fallback = gpuLduCompat::contains(inPatchOrder, false);
     for (label r = 0; r < n && !fallback; ++r)
     {
         const labelList& nbr = nbrs[r];
@@ -373,7 +374,7 @@ Foam::gpuLduGroupSystem::combinedLevel Foam::gpuLduGroupSystem::combineRanks
             // the q-th patch to j meets j's q-th patch to r
             const label j = nbrs[r][patchi];
             const labelList mine = patchesTo(nbrs[r], j);
-            const label theirs = patchesTo(nbrs[j], r)[mine.find(patchi)];
+            const label theirs = patchesTo(nbrs[j], r)[gpuLduCompat::indexOf(mine, patchi)];
             const labelList& rowCells = patchCells[r][patchi];
             const labelList& colCells = patchCells[j][theirs];
             forAll(rowCells, f)

@@ -44,6 +44,7 @@ class directCoarsest
     const lduInterfaceFieldPtrsList& interfaces_;
     autoPtr<LUscalarMatrix> lu_;
     scalarField psi_;
+    scalarField source_;
 
 public:
 
@@ -57,7 +58,8 @@ public:
         matrix_(mesh),
         interfaceBouCoeffs_(interfaceBouCoeffs),
         interfaces_(interfaces),
-        psi_(mesh.lduAddr().size())
+        psi_(mesh.lduAddr().size()),
+        source_(mesh.lduAddr().size())
     {}
 
     virtual void setMatrix
@@ -86,8 +88,8 @@ public:
 
     virtual void solve(const double* source, double* psi)
     {
-        const UList<scalar> b(const_cast<double*>(source), psi_.size());
-        lu_->solve(psi_, b);
+        std::copy(source, source + source_.size(), source_.begin());
+        lu_->solve(psi_, source_);
         std::copy(psi_.begin(), psi_.end(), psi);
     }
 };

@@ -237,7 +237,7 @@ Foam::solverPerformance Foam::LDLTGPU::solve
     matrix_.Amul(wA, psi, interfaceBouCoeffs_, interfaces_, cmpt);
     scalarField rA(source - wA);
 
-    matrix().setResidualField(rA, fieldName_, true);
+    gpuLduCompat::setResidualField(matrix(), rA, fieldName_, true);
 
     // Native normalisation: normFactor from A psi (dx as its scratch), the
     // residual's global 1-norm over it
@@ -358,7 +358,7 @@ Foam::solverPerformance Foam::LDLTGPU::solve
             << " failed: " << e.what() << exit(FatalError);
     }
 
-    matrix().setResidualField(rA, fieldName_, false);
+    gpuLduCompat::setResidualField(matrix(), rA, fieldName_, false);
 
     if (debug)
     {

@@ -378,7 +378,7 @@ void Foam::gpuLduSolver::warnUnread
     for (const entry& e : dict)
     {
         const word& key = e.keyword();
-        if (valid.found(key))
+        if (gpuLduCompat::contains(valid, key))
         {
             continue;
         }
