@@ -58,7 +58,7 @@ void pbicgStabLoop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r
         {
             break;
         }
-        if (r.nIterations >= c.minIter
+        if (r.nIterations + (c.halfStepCountsItself ? 1 : 0) >= c.minIter
          && (r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
         {
             forEach<B>(0, n, detail::AddScaled{yA, psi, sc});

@@ -421,8 +421,19 @@ class GamgSystemImpl : public GamgSystem
                     {
                         scale(k + 1, ptr(corr_[k]), ACf, ptr(src_[k]));
                     }
-                    level.amul(ACf, ptr(corr_[k]), coupling(k + 1));
-                    forEach<B>(0, level.n(), detail::Residual{ptr(src_[k]), ACf, ptr(src_[k])});
+                    // src = src - A corr, in the release's order of the terms
+                    if (c.preSweepResidualByRows)
+                    {
+                        const CsrMatrix<B>& A = level.matrix();
+                        forEach<B>(0, level.n(), detail::ResidualRow{ptr(A.rowStart), ptr(A.col),
+                            ptr(A.diagPos), ptr(A.val), ptr(src_[k]), ptr(corr_[k]), ptr(src_[k])});
+                        level.addInterfaceResidual(ptr(src_[k]), ptr(corr_[k]), coupling(k + 1));
+                    }
+                    else
+                    {
+                        level.amul(ACf, ptr(corr_[k]), coupling(k + 1));
+                        forEach<B>(0, level.n(), detail::Residual{ptr(src_[k]), ACf, ptr(src_[k])});
+                    }
                 });
             }
             timed(times_.transfer, [&] { steps_[k + 1].restrictField(ptr(src_[k]), ptr(src_[k + 1])); });

@@ -497,14 +497,15 @@ public:
     }
 
     //- The start every solve shares (OpenFOAM's Krylov solvers and GAMGSolver::solve):
-    //  Apsi = A psi, r = source - Apsi, OpenFOAM's normFactor (returned), the initial residual
+    //  Apsi = A psi, r = source - Apsi, OpenFOAM's normFactor (1 where controls say not
+    //  normalised; returned), the initial residual
     //  into result, and whether it is already converged or not finite
     double startSolve(double* Apsi, double* r, DeviceScalars<B>& sums, const SolverControls& controls,
                       const Coupling& coupling, SolveResult& result)
     {
         amul(Apsi, ptr(psi_), coupling);
         forEach<B>(0, n(), detail::Residual{ptr(source_), Apsi, r});
-        const double normFactor = this->normFactor(Apsi, sums, coupling);
+        const double normFactor = controls.normalised ? this->normFactor(Apsi, sums, coupling) : 1.0;
         result.initialResidual = sums.gSum(detail::SumMag{r})/normFactor;
         result.finalResidual = result.initialResidual;
         result.nonFinite = !std::isfinite(result.initialResidual);

@@ -224,6 +224,11 @@ struct SolverControls
     int minIter = 0;
     double tolerance = 1e-6;
     double relTol = 0;
+    //- Residuals divided by OpenFOAM's normFactor (true), or by 1 (ESI's "norm none")
+    bool normalised = true;
+    //- PBiCGStab's convergence test at the half step counts the current iteration towards
+    //  minIter (the Foundation's releases 12+), or only those before it (v1912, ESI)
+    bool halfStepCountsItself = false;
 };
 
 //- What a solve reports; mirrors OpenFOAM's SolverPerformance.
@@ -476,6 +481,9 @@ struct GamgControls
     //  factor redone where the coarsest values change), instead of the Krylov solve or a
     //  CoarsestSolver: a direct solve without a host round trip per V-cycle
     bool directCoarsest = false;
+    //- The residual after pre-smoothing row by row as lduMatrix::residual forms it (b - diag x,
+    //  then the faces, then the interfaces: ESI v2406+), or as b - A x (v1912, the Foundation)
+    bool preSweepResidualByRows = false;
 };
 
 //- One coarsening step of OpenFOAM's GAMGAgglomeration, from a level to the next coarser one

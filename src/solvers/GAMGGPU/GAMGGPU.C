@@ -107,6 +107,8 @@ gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
 
     // GAMGSolver's defaults (GAMGSolver.C) and readControls
     c.scaleCorrection = symmetric;
+    // and the V-cycle of this release (GAMGSolverSolve.C)
+    c.preSweepResidualByRows = gpuLduCompat::preSweepResidualByRows;
     const auto read = [this](const word& key, int& value)
     {
         label v = value;
@@ -139,20 +141,20 @@ gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
 
 Foam::wordList Foam::GAMGGPU::keywords() const
 {
-    return wordList
+    wordList keys
     {
         "executor", "checkNative",
         // GAMGSolver (readControls, the coarsest level's solver)
         "cacheAgglomeration", "nPreSweeps", "preSweepsLevelMultiplier",
         "maxPreSweeps", "nPostSweeps", "postSweepsLevelMultiplier",
         "maxPostSweeps", "nFinestSweeps", "interpolateCorrection",
-        "scaleCorrection", "directSolveCoarsest", "coarsestLevelCorr",
+        "scaleCorrection", "directSolveCoarsest",
         // GAMGAgglomeration and its agglomerators
-        "agglomerator", "nCellsInCoarsestLevel", "mergeLevels", "nLevels",
-        // the processor agglomerations
-        "processorAgglomerator", "nAgglomeratingCells",
-        "processorAgglomeration"
+        "agglomerator", "nCellsInCoarsestLevel", "mergeLevels", "nLevels"
     };
+    // and those of this release only (gpuLduCompat::gamgKeywords)
+    keys.append(gpuLduCompat::gamgKeywords());
+    return keys;
 }
 
 

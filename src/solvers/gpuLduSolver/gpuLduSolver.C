@@ -23,7 +23,7 @@ namespace Foam
 const Foam::wordList Foam::gpuLduSolver::commonKeywords
 {
     "solver", "tolerance", "relTol", "maxIter", "minIter", "preconditioner",
-    "smoother", "nSweeps", "log", "type"
+    "smoother", "nSweeps", "type"
 };
 
 static_assert
@@ -223,6 +223,8 @@ gpuLdu::SolverControls Foam::gpuLduSolver::controls() const
     c.minIter = minIter_;
     c.tolerance = tolerance_;
     c.relTol = relTol_;
+    c.normalised = gpuLduCompat::normalised(controlDict_);
+    c.halfStepCountsItself = gpuLduCompat::halfStepCountsItself;
     return c;
 }
 
@@ -422,6 +424,7 @@ void Foam::gpuLduSolver::checkKeywords() const
     }
 
     wordList valid(commonKeywords);
+    valid.append(gpuLduCompat::solverKeywords());
     valid.append(keywords());
     warnUnread(controlDict_, valid);
 
