@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what a fresh Debian 12 needs to build and run gpuLduSolvers: the OpenFOAM v1912
-# binary packages and build tools from apt, plus the matching v1912 headers and wmake taken from
+# binary packages and build tools from apt (Open MPI's development package too: a sourced
+# OpenFOAM release asks mpicc for its MPI), plus the matching v1912 headers and wmake taken from
 # the Debian source package. Idempotent: every step is skipped when already done.
 set -euo pipefail
 
@@ -10,7 +11,7 @@ TARBALL=openfoam_1912.200626.orig.tar.bz2
 SHA256=c75ca0f04cc4f49708296c1926cbde9d0138b3fef298fed54270dfe29e2df404
 DEPS=${GPULDU_DEPS:-$HOME/.cache/gpuLduSolvers}
 PKGS=(openfoam libopenfoam openfoam-examples libgtest-dev cmake g++ make bzip2 xz-utils
-      libsuitesparse-dev libmetis-dev libblas-dev)
+      libsuitesparse-dev libmetis-dev libblas-dev libopenmpi-dev openmpi-bin)
 
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then

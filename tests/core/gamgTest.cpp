@@ -1029,4 +1029,167 @@ TYPED_TEST(GamgTest, DirectCoarsestIsAnExactCoarsestSolve)
     EXPECT_THROW(asymmetric.solve(psi.data(), ba.data(), controls, c, {}), Error);
 }
 
+//- ESI's "norm none" (SolverControls::normalised = false) in GAMG: the initial residual is
+//  sum|b - A psi0| itself, the final one sum|b - A psi| of the psi returned, to tolerance. The
+//  same solve normalised with the tolerance divided by normFactor (far from 1 here) takes the
+//  same V-cycles (the coarsest level solved directly, apart from the tolerance) to the same psi:
+//  its residuals are these divided by normFactor (the negative control: a different initial
+//  residual), and with the unscaled tolerance it stops earlier.
+TYPED_TEST(GamgTest, UnnormalisedResidualsAreSumsOfTheResidual)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 12, -1), momentumLike(16, 12, 10, 13)})
+    {
+        SCOPED_TRACE(p.symmetric() ? "symmetric" : "asymmetric");
+        const TestHierarchy h(p, 20);
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        DenseCoarsest direct(h.problems.back().addressing());
+        gamg.setCoarsestSolver(&direct);
+        const std::vector<double> b = referenceSource(p);
+        const std::vector<double> psi0 = randomVector(p.nCells, 24, -0.1, 0.1);
+        const auto residualSum = [&](const std::vector<double>& x)
+        {
+            std::vector<double> r = referenceAmul(p, x);
+            for (int i = 0; i < p.nCells; ++i)
+            {
+                r[i] = b[i] - r[i];
+            }
+            return sumMag(r);
+        };
+        const double r0 = residualSum(psi0);
+        const double normFactor = referenceNormFactor(p, psi0, referenceAmul(p, psi0), b);
+        ASSERT_GT(normFactor, 10.0);
+
+        GamgControls gc;
+        gc.scaleCorrection = p.symmetric();
+        SolverControls c;
+        c.normalised = false;
+        c.tolerance = 1e-7;
+        std::vector<double> psi = psi0;
+        const SolveResult r = gamg.solve(psi.data(), b.data(), c, gc, {});
+        EXPECT_TRUE(r.converged);
+        EXPECT_LT(r.finalResidual, c.tolerance);
+        EXPECT_GT(r.nIterations, 3);
+        EXPECT_NEAR(r.initialResidual, r0, 1e-12*r0);
+        EXPECT_NEAR(r.finalResidual, residualSum(psi), 1e-9*r.finalResidual);
+
+        SolverControls scaled = c;
+        scaled.normalised = true;
+        scaled.tolerance = c.tolerance/normFactor;
+        std::vector<double> psiN = psi0;
+        const SolveResult n = gamg.solve(psiN.data(), b.data(), scaled, gc, {});
+        EXPECT_NEAR(n.initialResidual, r0/normFactor, 1e-12*r0/normFactor);
+        EXPECT_LT(n.initialResidual, 0.1*r.initialResidual);
+        EXPECT_EQ(n.nIterations, r.nIterations);
+        EXPECT_NEAR(n.finalResidual*normFactor, r.finalResidual, 1e-12*r.finalResidual);
+        if (TypeParam::executor == Executor::cpu)
+        {
+            EXPECT_EQ(r.initialResidual, r0);
+            EXPECT_EQ(psiN, psi);
+        }
+        else
+        {
+            EXPECT_LT(relativeDifference(psiN, psi), 1e-12);
+        }
+
+        SolverControls unscaled = scaled;
+        unscaled.tolerance = c.tolerance;
+        std::vector<double> psiU = psi0;
+        EXPECT_LT(gamg.solve(psiU.data(), b.data(), unscaled, gc, {}).nIterations, r.nIterations);
+    }
+}
+
+//- GamgControls::preSweepResidualByRows (ESI v2406+: the source after pre-smoothing as
+//  lduMatrix::residual forms it, row by row, interfaces last) against b - A x (v1912, the
+//  Foundation), with pre-sweeps on every coarse level, coupled interfaces on every level: both
+//  converge to tolerance and report the residual of the psi they return; V-cycle by V-cycle
+//  their residuals agree to rounding (the same sums in another order), and on the host they
+//  differ in some cycle (the setting is taken). No sequential GAMG reference exists to hold
+//  the row-wise one to.
+TYPED_TEST(GamgTest, PreSweepResidualByRowsIsBMinusAxToRounding)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 14, -1, true), momentumLike(16, 12, 10, 15, true)})
+    {
+        const TestHierarchy h(p, 30);
+        std::vector<std::unique_ptr<ProblemCoupling>> couplings;
+        std::vector<const Coupling*> couplingOf;
+        std::vector<std::vector<int>> cellsOf;
+        for (const LduProblem& level : h.problems)
+        {
+            couplings.push_back(std::make_unique<ProblemCoupling>(level));
+            couplingOf.push_back(couplings.back().get());
+            cellsOf.push_back(couplings.back()->cells());
+            ASSERT_FALSE(cellsOf.back().empty());
+        }
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        gamg.setInterfaces(cellsOf);
+        const std::vector<double> b = referenceSource(p);
+        const std::vector<double> zero(p.nCells, 0.0);
+        const double normFactor = referenceNormFactor(p, zero, zero, b);
+        for (GamgSmoother s : {GamgSmoother::GaussSeidel, p.symmetric() ? GamgSmoother::DIC : GamgSmoother::DILU,
+                               GamgSmoother::l1Jacobi})
+        {
+            SCOPED_TRACE(std::string(p.symmetric() ? "symmetric" : "asymmetric") + ", smoother "
+                         + std::to_string(int(s)));
+            GamgControls c;
+            c.smoother = s;
+            c.scaleCorrection = p.symmetric();
+            c.interpolateCorrection = true;
+            c.nPreSweeps = 2;
+            SolverControls controls;
+            controls.tolerance = 1e-9;
+            controls.maxIter = 200;
+            std::vector<int> nIterations;
+            for (bool byRows : {false, true})
+            {
+                c.preSweepResidualByRows = byRows;
+                std::vector<double> psi(p.nCells, 0.0);
+                const SolveResult r = gamg.solve(psi.data(), b.data(), controls, c, couplingOf);
+                EXPECT_TRUE(r.converged) << "by rows " << byRows;
+                EXPECT_LT(r.finalResidual, controls.tolerance);
+                const std::vector<double> Ax = referenceAmul(p, psi);
+                double sum = 0;
+                for (int i = 0; i < p.nCells; ++i)
+                {
+                    sum += std::abs(b[i] - Ax[i]);
+                }
+                EXPECT_NEAR(sum/normFactor, r.finalResidual, 1e-9*r.finalResidual) << "by rows " << byRows;
+                nIterations.push_back(r.nIterations);
+            }
+            EXPECT_GT(nIterations[0], 2);
+            EXPECT_NEAR(nIterations[0], nIterations[1], 1);
+
+            // the residual after each V-cycle: maxIter cycles, converged at the last one at most
+            // (the tolerance kept: the coarsest solve takes it)
+            bool differ = false;
+            for (int k = 1; k <= std::min(nIterations[0], nIterations[1]); ++k)
+            {
+                SolverControls cycles = controls;
+                cycles.maxIter = k;
+                double residual[2], initial = 0;
+                for (bool byRows : {false, true})
+                {
+                    c.preSweepResidualByRows = byRows;
+                    std::vector<double> psi(p.nCells, 0.0);
+                    const SolveResult r = gamg.solve(psi.data(), b.data(), cycles, c, couplingOf);
+                    EXPECT_EQ(r.nIterations, k);
+                    residual[byRows] = r.finalResidual;
+                    initial = r.initialResidual;
+                }
+                // to 1e-12 of the scale of the terms summed in another order (the initial
+                // residual's, psi = 0: measured up to 1e-16 of it)
+                EXPECT_NEAR(residual[1], residual[0], 1e-12*initial) << "V-cycle " << k;
+                differ = differ || residual[1] != residual[0];
+            }
+            // the setting is taken: on the host another order of the same sums rounds otherwise
+            // in some cycle
+            if (TypeParam::executor == Executor::cpu)
+            {
+                EXPECT_TRUE(differ);
+            }
+        }
+    }
+}
+
 } // namespace gpuLdu::test

@@ -148,6 +148,170 @@ TYPED_TEST(KrylovTest, PBiCGStabMatchesOpenFOAMLoop)
         {Preconditioner::DIC, Preconditioner::diagonal});
 }
 
+//- ESI's "norm none" (SolverControls::normalised = false): every method against its loop with
+//  normFactor 1, on problems whose normFactor is far from 1
+TYPED_TEST(KrylovTest, UnnormalisedMatchesOpenFOAMLoop)
+{
+    SolverControls none;
+    none.normalised = false;
+    none.tolerance = 1e-7;
+    SolverControls noneRel = none;
+    noneRel.tolerance = 1e-12;
+    noneRel.relTol = 1e-4;
+    const std::vector<Case> symmetric{
+        {"norm none poisson 12x10x8 periodic", poisson3D(12, 10, 8, 13, -1, true), none},
+        {"norm none nos4", readMatrixMarket(dataFile("nos4.mtx.gz")), noneRel},
+    };
+    const std::vector<Case> asymmetric{
+        {"norm none convection-diffusion 12x10x8 periodic", gpuLdu::test::asymmetric(12, 10, 8, 16, true), none},
+        {"norm none sherman5", readMatrixMarket(dataFile("sherman5.mtx.gz")), noneRel},
+    };
+    checkAgainstReference<TypeParam>(KrylovMethod::PCG, symmetric, {Preconditioner::DIC, Preconditioner::diagonal});
+    checkAgainstReference<TypeParam>(KrylovMethod::PBiCG, asymmetric, {Preconditioner::DILU});
+    checkAgainstReference<TypeParam>(KrylovMethod::PBiCGStab, asymmetric, {Preconditioner::DILU});
+}
+
+//- normalised = false: PCG's initial residual is sum|b - A psi0| itself, its final one the
+//  reference loop's sum|rA| (normFactor 1), close to sum|b - A psi| of the psi it returns, and
+//  its iterations the reference's. The negative control: normalised (the default) on the same
+//  problem, whose normFactor is far from 1, divides the initial residual by it, and with the same
+//  tolerance stops earlier.
+TYPED_TEST(KrylovTest, UnnormalisedPcgResidualsAreSumsOfTheResidual)
+{
+    const LduProblem p = poisson3D(16, 14, 12, 17, -1, true);
+    const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 18));
+    const std::vector<double> psi0 = randomVector(p.nCells, 19, -0.1, 0.1);
+    const auto residualSum = [&](const std::vector<double>& x)
+    {
+        std::vector<double> r = referenceAmul(p, x);
+        for (int i = 0; i < p.nCells; ++i)
+        {
+            r[i] = b[i] - r[i];
+        }
+        return sumMag(r);
+    };
+    const double r0 = residualSum(psi0);
+    const double normFactor = referenceNormFactor(p, psi0, referenceAmul(p, psi0), b);
+    ASSERT_GT(normFactor, 10.0);
+
+    SolverControls c;
+    c.normalised = false;
+    c.tolerance = 1e-6;
+    std::vector<double> psi = psi0, psiRef = psi0;
+    const SolveResult ref = referenceSolve(KrylovMethod::PCG, p, psiRef, b, c, Preconditioner::DIC);
+    const SolveResult res = solve<TypeParam>(p, psi, b, c, Preconditioner::DIC);
+    EXPECT_EQ(ref.initialResidual, r0);
+    EXPECT_NEAR(res.initialResidual, r0, 1e-12*r0);
+    EXPECT_TRUE(res.converged);
+    EXPECT_LT(res.finalResidual, c.tolerance);
+    EXPECT_GT(ref.nIterations, 5);
+    EXPECT_NEAR(res.finalResidual, ref.finalResidual, 1e-6*ref.finalResidual);
+    // the recurrence's residual against the returned psi's: rounding of the updates only
+    EXPECT_NEAR(residualSum(psi), res.finalResidual, 1e-5*res.finalResidual);
+    if (TypeParam::executor == Executor::cpu)
+    {
+        EXPECT_EQ(res.initialResidual, r0);
+        EXPECT_EQ(res.nIterations, ref.nIterations);
+        EXPECT_NEAR(res.finalResidual, ref.finalResidual, 1e-12*ref.finalResidual);
+        EXPECT_LT(relativeDifference(psi, psiRef), 1e-12);
+    }
+    else
+    {
+        EXPECT_NEAR(res.nIterations, ref.nIterations, 1);
+        EXPECT_LT(relativeDifference(psi, psiRef), 1e-7);
+    }
+
+    // normalised: the initial residual divided by normFactor, fewer iterations to 1e-6
+    SolverControls normalised = c;
+    normalised.normalised = true;
+    std::vector<double> psiN = psi0, psiNRef = psi0;
+    const SolveResult refN = referenceSolve(KrylovMethod::PCG, p, psiNRef, b, normalised, Preconditioner::DIC);
+    const SolveResult resN = solve<TypeParam>(p, psiN, b, normalised, Preconditioner::DIC);
+    EXPECT_NEAR(resN.initialResidual, r0/normFactor, 1e-12*r0/normFactor);
+    EXPECT_LT(resN.initialResidual, 0.1*res.initialResidual);
+    EXPECT_NEAR(resN.nIterations, refN.nIterations, TypeParam::executor == Executor::cpu ? 0 : 1);
+    EXPECT_LT(resN.nIterations + 2, res.nIterations);
+}
+
+//- PBiCGStab's half-step test against minIter, as each release counts it: on sherman5 without
+//  preconditioner the L1 residual grows over the second half of iteration k (found from the
+//  reference's residuals); with minIter = k + 1 and the tolerance between the two, the
+//  Foundation's loop (halfStepCountsItself) stops at iteration k's half step (k + 1 iterations),
+//  v1912/ESI's may not test there, miss the tolerance at the full step and go on. Each setting
+//  gives its release's reference loop; the two differ in iterations and solution. With minIter 1
+//  and a tolerance met from the start, both take one iteration: the Foundation's ends at the
+//  half step, ESI's after the full one.
+TYPED_TEST(KrylovTest, PBiCGStabHalfStepCountsAsEachRelease)
+{
+    const LduProblem p = readMatrixMarket(dataFile("sherman5.mtx.gz"));
+    const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 21));
+    const std::vector<double> psi0 = randomVector(p.nCells, 22, -0.1, 0.1);
+    const Preconditioner type = Preconditioner::none;
+
+    std::vector<double> residuals;
+    {
+        SolverControls trace;
+        trace.tolerance = 0;
+        trace.maxIter = 20;
+        std::vector<double> psi = psi0;
+        referenceSolve(KrylovMethod::PBiCGStab, p, psi, b, trace, type, &residuals);
+    }
+    int k = 0;
+    while (2*k + 1 < int(residuals.size()) && !(residuals[2*k + 1] > 1.05*residuals[2*k]))
+    {
+        ++k;
+    }
+    ASSERT_LT(2*k + 1, int(residuals.size())) << "no full step that raises the residual";
+
+    SolverControls base;
+    base.maxIter = 1000;
+    base.minIter = k + 1;
+    base.tolerance = std::sqrt(residuals[2*k]*residuals[2*k + 1]);
+    SolverControls loose;
+    loose.minIter = 1;
+    loose.tolerance = 1e10;
+    for (const SolverControls& controls : {base, loose})
+    {
+        SCOPED_TRACE("minIter " + std::to_string(controls.minIter) + ", tolerance "
+                     + std::to_string(controls.tolerance));
+        std::vector<std::vector<double>> psiOf;
+        std::vector<SolveResult> resOf, refOf;
+        for (bool countsItself : {false, true})
+        {
+            SCOPED_TRACE(countsItself ? "Foundation" : "v1912/ESI");
+            SolverControls c = controls;
+            c.halfStepCountsItself = countsItself;
+            std::vector<double> psi = psi0, psiRef = psi0;
+            const SolveResult ref = referenceSolve(KrylovMethod::PBiCGStab, p, psiRef, b, c, type);
+            const SolveResult res = solve<TypeParam>(p, psi, b, c, type, KrylovMethod::PBiCGStab);
+            EXPECT_TRUE(ref.converged);
+            EXPECT_TRUE(res.converged);
+            EXPECT_FALSE(res.singular);
+            EXPECT_NEAR(res.initialResidual, ref.initialResidual, 1e-12*ref.initialResidual);
+            EXPECT_EQ(res.nIterations, ref.nIterations);
+            EXPECT_NEAR(res.finalResidual, ref.finalResidual, 1e-9*ref.finalResidual);
+            EXPECT_LT(relativeDifference(psi, psiRef), TypeParam::executor == Executor::cpu ? 1e-12 : 1e-9);
+            psiOf.push_back(psi);
+            resOf.push_back(res);
+            refOf.push_back(ref);
+        }
+        if (controls.tolerance < 1)
+        {
+            // the Foundation's stops at iteration k's half step; ESI's goes on past it
+            EXPECT_EQ(refOf[1].nIterations, k + 1);
+            EXPECT_GT(refOf[0].nIterations, k + 1);
+            EXPECT_GT(resOf[0].nIterations, resOf[1].nIterations);
+        }
+        else
+        {
+            EXPECT_EQ(refOf[0].nIterations, 1);
+            EXPECT_EQ(refOf[1].nIterations, 1);
+        }
+        EXPECT_NE(resOf[0].finalResidual, resOf[1].finalResidual);
+        EXPECT_GT(relativeDifference(psiOf[0], psiOf[1]), 1e-6);
+    }
+}
+
 TYPED_TEST(KrylovTest, SolutionSolvesTheSystem)
 {
     const LduProblem p = poisson3D(16, 16, 16, 31, -1, true);

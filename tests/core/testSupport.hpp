@@ -300,10 +300,15 @@ inline double referenceNormFactor(
     return normFactor + 1e-20;
 }
 
-//- OpenFOAM's PCG, PBiCG or PBiCGStab::solve (serial), as written in v1912.
+//- OpenFOAM's PCG, PBiCG or PBiCGStab::solve (serial), as written in v1912. The controls'
+//  release choices: normalised = false is ESI's "norm none" (normFactor 1 throughout);
+//  halfStepCountsItself = true is the Foundation's (12+) PBiCGStab, whose half step counts the
+//  iteration before its minIter test and whose loop test does not count again. residuals, where
+//  given, gets every residual the loop computes, in order (PBiCGStab: half step, full step).
 inline SolveResult referenceSolve(
     KrylovMethod method, const LduProblem& p, std::vector<double>& psi,
-    const std::vector<double>& source, const SolverControls& c, Preconditioner type)
+    const std::vector<double>& source, const SolverControls& c, Preconditioner type,
+    std::vector<double>* residuals = nullptr)
 {
     const int n = p.nCells;
     SolveResult res;
@@ -313,7 +318,14 @@ inline SolveResult referenceSolve(
     {
         rA[i] = source[i] - wA[i];
     }
-    const double normFactor = referenceNormFactor(p, psi, wA, source);
+    const double normFactor = c.normalised ? referenceNormFactor(p, psi, wA, source) : 1.0;
+    const auto record = [&]()
+    {
+        if (residuals)
+        {
+            residuals->push_back(res.finalResidual);
+        }
+    };
     res.initialResidual = res.finalResidual = sumMag(rA)/normFactor;
     res.converged = isConverged(res.finalResidual, res.initialResidual, c);
     if (!(c.minIter > 0 || !res.converged))
@@ -324,6 +336,14 @@ inline SolveResult referenceSolve(
     auto loopCondition = [&]()
     {
         return (++res.nIterations < c.maxIter
+                && !(res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
+            || res.nIterations < c.minIter;
+    };
+    // the Foundation's PBiCGStab loop test (solverPerf.nIterations() < maxIter_, no increment):
+    // its half step has counted the iteration
+    auto foundationLoopCondition = [&]()
+    {
+        return (res.nIterations < c.maxIter
                 && !(res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
             || res.nIterations < c.minIter;
     };
@@ -354,6 +374,7 @@ inline SolveResult referenceSolve(
                 rA[i] -= alpha*wA[i];
             }
             res.finalResidual = sumMag(rA)/normFactor;
+            record();
         } while (loopCondition());
     }
     else if (method == KrylovMethod::PBiCG)
@@ -393,6 +414,7 @@ inline SolveResult referenceSolve(
                 rT[i] -= alpha*wT[i];
             }
             res.finalResidual = sumMag(rA)/normFactor;
+            record();
         } while (loopCondition());
     }
     else
@@ -436,9 +458,24 @@ inline SolveResult referenceSolve(
                 sA[i] = rA[i] - alpha*AyA[i];
             }
             res.finalResidual = sumMag(sA)/normFactor;
-            if (res.nIterations >= c.minIter
-             && (res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
+            record();
+            if (c.halfStepCountsItself)
             {
+                // Foundation 12+: ++solverPerf.nIterations() >= minIter_ && checkConvergence
+                if (++res.nIterations >= c.minIter
+                 && (res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
+                {
+                    for (int i = 0; i < n; ++i)
+                    {
+                        psi[i] += alpha*yA[i];
+                    }
+                    return res;
+                }
+            }
+            else if (res.nIterations >= c.minIter
+                  && (res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
+            {
+                // v1912, ESI: the iterations before this one tested, this one counted on exit
                 for (int i = 0; i < n; ++i)
                 {
                     psi[i] += alpha*yA[i];
@@ -460,7 +497,8 @@ inline SolveResult referenceSolve(
                 rA[i] = sA[i] - omega*tA[i];
             }
             res.finalResidual = sumMag(rA)/normFactor;
-        } while (loopCondition());
+            record();
+        } while (c.halfStepCountsItself ? foundationLoopCondition() : loopCondition());
     }
     return res;
 }

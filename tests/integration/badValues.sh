@@ -101,7 +101,7 @@ decomposed()
 FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
 numberOfSubdomains 2;
 method          simple;
-coeffs          { n (2 1 1); }
+simpleCoeffs    { n (2 1 1); }
 EOD
     (cd "$dir" && decomposePar > log.decomposePar 2>&1)
     runIn "$dir" mpirun -np 2 "${@:2}" icoFoam -parallel

@@ -51,8 +51,8 @@ decomposeParDict()
     echo 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }'
     echo "numberOfSubdomains $(ranks "$1");"
     case $1 in
-        hierarchical) printf 'method hierarchical;\ncoeffs { n (2 2 1); }\n' ;;
-        *) printf 'method manual;\ncoeffs { dataFile "cellDecomposition"; }\n' ;;
+        hierarchical) printf 'method hierarchical;\nhierarchicalCoeffs { n (2 2 1); }\n' ;;
+        *) printf 'method manual;\nmanualCoeffs { dataFile "cellDecomposition"; }\n' ;;
     esac
 }
 

@@ -108,8 +108,8 @@ decomposedRun()
 {
     local caseDir=$1 app=$2 pretend method
     pretend=(-x "GPULDU_PRETEND_DEVICES=${3:-1}")
-    method="method hierarchical; coeffs { n (${SPLIT:-2 2 1}); }"
-    [ "${SPLIT:-}" = random ] && method='method manual; coeffs { dataFile "cellDecomposition"; }'
+    method="method hierarchical; hierarchicalCoeffs { n (${SPLIT:-2 2 1}); }"
+    [ "${SPLIT:-}" = random ] && method='method manual; manualCoeffs { dataFile "cellDecomposition"; }'
     printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
         "numberOfSubdomains 4; $method" > "$caseDir/system/decomposeParDict"
     (cd "$caseDir" && blockMesh > log.blockMesh 2>&1 \

@@ -27,7 +27,7 @@ prepare()
 FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
 numberOfSubdomains 2;
 method          simple;
-coeffs          { n (2 1 1); }
+simpleCoeffs    { n (2 1 1); }
 EOD
     blockMesh > log.blockMesh 2>&1 && boxTurb > log.boxTurb 2>&1 \
         && decomposePar > log.decomposePar 2>&1 \

@@ -13,6 +13,8 @@
 #   - laplacianFoam flange (ansysToFoam) with LDLTGPU against native PCG to 1e-12
 # The release is OpenFOAM-14 built for Debian 12 (../shared/openfoam/openfoam14-bundle.tar.xz,
 # its BUNDLE.md), unpacked once into $GPULDU_DEPS (default ~/.cache/gpuLduSolvers).
+# GPULDU_OPENFOAM14_LIBDIR=<dir>: use the plugin and core already built against OpenFOAM-14 in
+# <dir> instead of building (the GPU machine, which has no build tools for it).
 # Usage: openfoam14.sh [cpu|gpu]   (default cpu). Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -23,9 +25,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 integration=$root/tests/integration
 tutorials=$root/tutorials
-archive=${GPULDU_OPENFOAM14_BUNDLE:-${GPULDU_SHARED:-$root/../shared}/openfoam/openfoam14-bundle.tar.xz}
-deps=${GPULDU_DEPS:-$HOME/.cache/gpuLduSolvers}
-bundle=$deps/openfoam14-bundle
 logs=$root/build/logs/openfoam14
 work=$(mktemp -d "${TMPDIR:-/tmp}/openfoam14.XXXXXX")
 passed=0
@@ -36,36 +35,29 @@ log=$logs/Allwmake.log
 # shellcheck source=tests/integration/checks.sh
 . "$integration/checks.sh"
 
-if [ ! -d "$bundle/OpenFOAM-14" ]; then
-    if [ ! -f "$archive" ]; then
-        echo "FAIL OpenFOAM-14 bundle missing: $archive (../shared/openfoam, or set GPULDU_SHARED)"
-        echo "0 passed, 1 failed"
-        exit 1
-    fi
-    rm -rf "$bundle.partial"
-    mkdir -p "$bundle.partial"
-    tar -xJf "$archive" -C "$bundle.partial" && mv "$bundle.partial" "$bundle"
+# shellcheck source=tests/releases/openfoam14Env.sh
+. "$here/openfoam14Env.sh"
+if ! openfoam14Env > "$logs/environment.log" 2>&1 || [ -z "${WM_PROJECT_DIR:-}" ]; then
+    echo "FAIL the OpenFOAM-14 environment: $(tail -n 3 "$logs/environment.log")"
+    echo "0 passed, 1 failed"
+    exit 1
 fi
 
-# The release's environment and nothing of v1912's: every WM_/FOAM_ variable dropped first
-for v in $(env | sed -n 's/^\(WM_[A-Za-z_]*\|FOAM_[A-Za-z_]*\)=.*/\1/p'); do
-    unset "$v"
-done
-export USER=${USER:-$(id -un)}
-set +u
-# shellcheck source=/dev/null
-. "$bundle/OpenFOAM-14/etc/bashrc"
-set -u
-# run-env.sh (sourced by the integration scripts) keeps this WM_PROJECT_DIR and puts the
-# release's $FOAM_USER_LIBBIN first on LD_LIBRARY_PATH
-export GPULDU_LIBDIR=$FOAM_USER_LIBBIN
-
 # The build, as a user of the release runs it
-"$root/Allwmake" > "$log" 2>&1
-status=$?
-expect "./Allwmake against OpenFOAM-$WM_PROJECT_VERSION: built and installed into \$FOAM_USER_LIBBIN ($FOAM_USER_LIBBIN)" \
-    eval 'test $status -eq 0 && test -f "$FOAM_USER_LIBBIN/libgpuLduSolvers.so" && test -f "$FOAM_USER_LIBBIN/libgpuLduCore.so" \
-        && grep -q "building against OpenFOAM 14" "$log"'
+if [ -n "${GPULDU_OPENFOAM14_LIBDIR:-}" ]; then
+    export FOAM_USER_LIBBIN=$GPULDU_OPENFOAM14_LIBDIR GPULDU_LIBDIR=$GPULDU_OPENFOAM14_LIBDIR
+    export LD_LIBRARY_PATH=$FOAM_USER_LIBBIN:$LD_LIBRARY_PATH
+    echo "(built before: $FOAM_USER_LIBBIN)" > "$log"
+    status=0
+    expect "the plugin built against OpenFOAM-$WM_PROJECT_VERSION is in $FOAM_USER_LIBBIN" \
+        eval 'test -f "$FOAM_USER_LIBBIN/libgpuLduSolvers.so" && test -f "$FOAM_USER_LIBBIN/libgpuLduCore.so"'
+else
+    "$root/Allwmake" > "$log" 2>&1
+    status=$?
+    expect "./Allwmake against OpenFOAM-$WM_PROJECT_VERSION: built and installed into \$FOAM_USER_LIBBIN ($FOAM_USER_LIBBIN)" \
+        eval 'test $status -eq 0 && test -f "$FOAM_USER_LIBBIN/libgpuLduSolvers.so" && test -f "$FOAM_USER_LIBBIN/libgpuLduCore.so" \
+            && grep -q "building against OpenFOAM 14" "$log"'
+fi
 if [ "$status" -ne 0 ]; then
     tail -n 20 "$log" | sed 's/^/    /'
     echo "$passed passed, $failed failed"
@@ -82,14 +74,61 @@ here=$integration
 # shellcheck source=tests/integration/gamgChecks.sh
 . "$integration/gamgChecks.sh"
 
+# solveLines <log>: the log's solve lines from "Solving for" on (the solver's name differs)
+solveLines()
+{
+    grep 'Solving for' "$1" | sed 's/^.*Solving for/Solving for/'
+}
+
+# sameSolves <oracle "field=total ..." or -> <caseDir>: executor cpu: the case run natively and
+# with the plugin (its Allrun: the release's application), every solve line equal to the last
+# printed digit, native's totals per field the oracle's; executor gpu: compareNative.sh's check
+# (the same iterations within $allow, residuals to 5e-2)
+sameSolves()
+{
+    local expected=$1 caseDir=$2 name native plugin dir app logs=() pair total off lines
+    [ "$executor" = gpu ] && { check "$expected" "$caseDir"; return; }
+    name=$(basename "$caseDir")
+    native=$work/$name-native
+    plugin=$work/$name-plugin
+    for dir in "$native" "$plugin"; do
+        rm -rf "$dir"
+        cp -r "$caseDir" "$dir"
+        "$dir/Allclean" > /dev/null 2>&1 || true
+    done
+    editFvSolution "$native/system/fvSolution" native "" "" > /dev/null
+    editFvSolution "$plugin/system/fvSolution" plugin cpu "" > /dev/null
+    for dir in "$native" "$plugin"; do
+        (cd "$dir" && ./Allrun > log.Allrun 2>&1)
+        app=$(sed -n 's/^\s*application\s\+\(\S\+\)\s*;.*/\1/p' "$dir/system/controlDict")
+        [ -f "$dir/log.$app" ] || app=foamRun
+        logs+=("$dir/log.$app")
+    done
+    lines=$(solveLines "${logs[0]}" | grep -c . || true)
+    off=$(diff <(solveLines "${logs[0]}") <(solveLines "${logs[1]}") | grep -c '^<' || true)
+    for pair in $expected; do
+        [ "$pair" = - ] && continue
+        total=$(solveLines "${logs[0]}" | awk -v f="${pair%=*}" '$3 == f"," { s += $NF } END { print s + 0 }')
+        [ "$total" = "${pair#*=}" ] || off="$off, native's ${pair%=*} $total iterations, not ${pair#*=}"
+    done
+    if [ "$lines" -gt 0 ] && [ "$off" = 0 ] && grep -qE '^\s*[A-Za-z]*GPU:  Solving for' "${logs[1]}"; then
+        passed=$((passed + 1))
+        echo "PASS $name executor cpu: $lines solve lines of $(basename "${logs[0]}"), every one native's"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name executor cpu: $lines solve lines, $off differ (kept $native, $plugin)"
+        diff <(solveLines "${logs[0]}") <(solveLines "${logs[1]}") | head -n 4 | sed 's/^/    /'
+    fi
+}
+
 # icoFoam: the Krylov solvers (the tutorial's p and U solvers as it has them)
 cp -r "$tutorials/cavity" "$work/cavity"
-check "p=1365 Ux=61 Uy=62" "$work/cavity"
+sameSolves "p=1365 Ux=61 Uy=62" "$work/cavity"
 # GAMG with OpenFOAM-14's V-cycle
-check - "$(gamgCase cavity cavity-p-GaussSeidel 'p|pFinal' GaussSeidel)"
-check - "$(gamgCase cavity cavity-p-DIC-interpolate 'p|pFinal' DIC 'interpolateCorrection yes')"
+sameSolves - "$(gamgCase cavity cavity-p-GaussSeidel 'p|pFinal' GaussSeidel)"
+sameSolves - "$(gamgCase cavity cavity-p-DIC-interpolate 'p|pFinal' DIC 'interpolateCorrection yes')"
 # foamRun -solver incompressibleFluid (OpenFOAM-14's simpleFoam)
-check - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
+sameSolves - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
 # decomposed: the 4 ranks of a (pretended) device as one system, and as one GAMG hierarchy
 out=$(DECOMPOSED_CASES="cavity3D:hierarchical:1" bash "$integration/decomposed.sh" "$executor" 2>&1)
 echo "$out" | grep -E '^(PASS|FAIL|    )'
