@@ -116,9 +116,9 @@ table=$( {
                 printf fmt, "p solver", "p solves", "p iterations", "first step (s)", "steady step (s)", "native GAMG/this"
                 for (i = 1; i <= NR; i++)
                     printf fmt, name[i], s[i], it[i], sprintf("%.3g", first[i]), sprintf("%.3g", steady[i]), \
-                        steady[i] > 0 ? sprintf("%.2fx", steady[1]/steady[i]) : "-"
+                        (steady[i] > 0 ? sprintf("%.2fx", steady[1]/steady[i]) : "-")
             }'
 } )
 echo "$table"
 [ -z "${OUT:-}" ] || echo "$table" > "$OUT/cavity3DSteps-$n.txt"
-rm -rf "$work"
+[ -n "${CAVITY_KEEP:-}" ] || rm -rf "$work"

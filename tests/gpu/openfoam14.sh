@@ -5,7 +5,9 @@
 #   .gpu/openfoam14-bundle.tar.xz   a copy of ../shared/openfoam/openfoam14-bundle.tar.xz
 #   .gpu/openmpi-runtime.tar.xz     ../shared/tools/pack-openmpi-runtime.sh .gpu
 #   .gpu/of14/lib                   libgpuLduSolvers.so and libgpuLduCore.so (CUDA) built here
-#                                   against OpenFOAM-14 (tests/releases/openfoam14.sh builds them)
+#                                   against OpenFOAM-14 (tests/releases/openfoam14.sh builds them),
+#                                   with the Debian libraries the core links and the machine lacks:
+#                                   libamd.so.2 libmetis.so.5 libblas.so.3 libsuitesparseconfig.so.5
 #   .gpu/platforms/bin/gpuLduCoreTestsCuda   the core tests of the CUDA build
 # Steps (GPU_STEPS, default "abc"): (a) the core tests on the GPU; (b) tests/releases/openfoam14.sh
 # gpu (native OpenFOAM-14 against the plugin with executor gpu); (c) tests/benchmark/cavity3DSteps.sh
@@ -42,7 +44,7 @@ step()   # step <letter> <name> <limit s> <log> <command...>
 }
 
 step a "core tests (CUDA build)" "${GPU_LIMIT_A:-120}" coreTestsCuda.log \
-    .gpu/platforms/bin/gpuLduCoreTestsCuda --gtest_color=no
+    env LD_LIBRARY_PATH="$GPULDU_OPENFOAM14_LIBDIR:$LD_LIBRARY_PATH" .gpu/platforms/bin/gpuLduCoreTestsCuda --gtest_color=no
 step b "OpenFOAM-14, executor gpu" "${GPU_LIMIT_B:-420}" openfoam14-gpu.log \
     bash tests/releases/openfoam14.sh gpu
 # the benchmark in OpenFOAM-14's environment, the plugin built against it

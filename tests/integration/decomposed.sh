@@ -51,7 +51,7 @@ decomposeParDict()
     echo 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }'
     echo "numberOfSubdomains $(ranks "$1");"
     case $1 in
-        hierarchical) printf 'method hierarchical;\nhierarchicalCoeffs { n (2 2 1); }\n' ;;
+        hierarchical) printf 'method hierarchical;\nhierarchicalCoeffs { n (2 2 1); order xyz; }\n' ;;
         *) printf 'method manual;\nmanualCoeffs { dataFile "cellDecomposition"; }\n' ;;
     esac
 }

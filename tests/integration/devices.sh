@@ -27,7 +27,7 @@ cat > "$case/system/decomposeParDict" <<'EOD'
 FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
 numberOfSubdomains 4;
 method hierarchical;
-hierarchicalCoeffs { n (2 2 1); }
+hierarchicalCoeffs { n (2 2 1); order xyz; }
 EOD
 (cd "$case" && blockMesh > log.blockMesh 2>&1 && decomposePar > log.decomposePar 2>&1) \
     || echo "FAIL: cannot prepare $case"

@@ -108,7 +108,7 @@ decomposedRun()
 {
     local caseDir=$1 app=$2 pretend method
     pretend=(-x "GPULDU_PRETEND_DEVICES=${3:-1}")
-    method="method hierarchical; hierarchicalCoeffs { n (${SPLIT:-2 2 1}); }"
+    method="method hierarchical; hierarchicalCoeffs { n (${SPLIT:-2 2 1}); order xyz; }"
     [ "${SPLIT:-}" = random ] && method='method manual; manualCoeffs { dataFile "cellDecomposition"; }'
     printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
         "numberOfSubdomains 4; $method" > "$caseDir/system/decomposeParDict"

@@ -83,7 +83,7 @@ run()
 {
     if [ -n "${3:-}" ]; then
         printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
-numberOfSubdomains %s;\nmethod hierarchical;\nhierarchicalCoeffs { n (%s); }\n' "$3" \
+numberOfSubdomains %s;\nmethod hierarchical;\nhierarchicalCoeffs { n (%s); order xyz; }\n' "$3" \
             "$([ "$3" = 4 ] && echo '2 2 1' || echo "$3 1 1")" > "$1/system/decomposeParDict"
         (cd "$1" && decomposePar > log.decomposePar 2>&1 \
             && mpirun --oversubscribe -np "$3" "$2" -parallel > log.run 2>&1)

@@ -8,8 +8,9 @@
 #   - the cavity's p by GAMGGPU: GaussSeidel; DIC with interpolateCorrection
 #   - pitzDaily by foamRun -solver incompressibleFluid: p by GAMGGPU (GaussSeidel), U, k and
 #     epsilon by PBiCGStabGPU+DILU
-#   - cavity3D 20^3 on 4 ranks (hierarchical 2x2): the ranks as one system (PCGGPU, PBiCGStabGPU)
-#     and as one GAMG hierarchy
+#   - cavity3D 20^3 on 4 ranks (hierarchical 2x2): each rank its own system and the ranks as one
+#     system (PCGGPU, PBiCGStabGPU), and as one GAMG hierarchy; the cavity on 4 ranks with each
+#     rank its own GAMG hierarchy
 #   - laplacianFoam flange (ansysToFoam) with LDLTGPU against native PCG to 1e-12
 # The release is OpenFOAM-14 built for Debian 12 (../shared/openfoam/openfoam14-bundle.tar.xz,
 # its BUNDLE.md), unpacked once into $GPULDU_DEPS (default ~/.cache/gpuLduSolvers).
@@ -130,7 +131,7 @@ sameSolves - "$(gamgCase cavity cavity-p-DIC-interpolate 'p|pFinal' DIC 'interpo
 # foamRun -solver incompressibleFluid (OpenFOAM-14's simpleFoam)
 sameSolves - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
 # decomposed: the 4 ranks of a (pretended) device as one system, and as one GAMG hierarchy
-out=$(DECOMPOSED_CASES="cavity3D:hierarchical:1" bash "$integration/decomposed.sh" "$executor" 2>&1)
+out=$(DECOMPOSED_CASES="cavity3D:hierarchical cavity3D:hierarchical:1" bash "$integration/decomposed.sh" "$executor" 2>&1)
 echo "$out" | grep -E '^(PASS|FAIL|    )'
 line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 if [ -n "$line" ]; then
@@ -142,6 +143,10 @@ else
     echo "FAIL decomposed.sh cavity3D: no totals"
 fi
 decomposed "$(gamgCase cavity3D cavity3D-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
+# each rank its own hierarchy (directSolveCoarsest): the processor patches of every level through
+# OpenFOAM's interface updates (the Foundation's have no add flag: the smoothers' residuals pass
+# the negated coefficients of the coupled patches)
+decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own
 # laplacianFoam: the direct solver against native PCG
 out=$(LDLT_SUITE=flange bash "$integration/ldlt.sh" "$executor" 2>&1)
 echo "$out" | grep -E '^(PASS|FAIL|    )'
