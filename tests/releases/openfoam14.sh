@@ -130,35 +130,35 @@ sameSolves - "$(gamgCase cavity cavity-p-GaussSeidel 'p|pFinal' GaussSeidel)"
 sameSolves - "$(gamgCase cavity cavity-p-DIC-interpolate 'p|pFinal' DIC 'interpolateCorrection yes')"
 # foamRun -solver incompressibleFluid (OpenFOAM-14's simpleFoam)
 sameSolves - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
-# decomposed: the 4 ranks of a (pretended) device as one system, and as one GAMG hierarchy
-out=$(DECOMPOSED_CASES="cavity3D:hierarchical cavity3D:hierarchical:1" bash "$integration/decomposed.sh" "$executor" 2>&1)
-echo "$out" | grep -E '^(PASS|FAIL|    )'
-line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
-if [ -n "$line" ]; then
-    passed=$((passed + ${line%% passed*}))
-    line=${line#*, }
-    failed=$((failed + ${line%% failed*}))
-else
-    failed=$((failed + 1))
-    echo "FAIL decomposed.sh cavity3D: no totals"
-fi
+# suite <name> <command...>: another test script's checks, its totals added to these
+suite()
+{
+    local name=$1 out line
+    shift
+    out=$("$@" 2>&1)
+    echo "$out" | grep -E '^(PASS|FAIL|    )'
+    line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    if [ -n "$line" ]; then
+        passed=$((passed + ${line%% passed*}))
+        line=${line#*, }
+        failed=$((failed + ${line%% failed*}))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: no totals"
+    fi
+}
+
+# decomposed: the 4 ranks each its own system, and those of a (pretended) device as one system
+suite "decomposed.sh cavity3D" env DECOMPOSED_CASES="cavity3D:hierarchical cavity3D:hierarchical:1" \
+    bash "$integration/decomposed.sh" "$executor"
+# and as one GAMG hierarchy
 decomposed "$(gamgCase cavity3D cavity3D-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
 # each rank its own hierarchy (directSolveCoarsest): the processor patches of every level through
 # OpenFOAM's interface updates (the Foundation's have no add flag: the smoothers' residuals pass
 # the negated coefficients of the coupled patches)
 decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own
 # laplacianFoam: the direct solver against native PCG
-out=$(LDLT_SUITE=flange bash "$integration/ldlt.sh" "$executor" 2>&1)
-echo "$out" | grep -E '^(PASS|FAIL|    )'
-line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
-if [ -n "$line" ]; then
-    passed=$((passed + ${line%% passed*}))
-    line=${line#*, }
-    failed=$((failed + ${line%% failed*}))
-else
-    failed=$((failed + 1))
-    echo "FAIL ldlt.sh flange: no totals"
-fi
+suite "ldlt.sh flange" env LDLT_SUITE=flange bash "$integration/ldlt.sh" "$executor"
 
 [ "$failed" -eq 0 ] && rm -rf "$work"
 echo "$passed passed, $failed failed"
