@@ -21,7 +21,7 @@ start=$SECONDS
 
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=$PATH:/usr/local/cuda/bin    # Thrust's headers
 mkdir -p "$build"
-if ! { cmake -S "$root/cudaKernels" -B "$build" -DGPULDU_CUDA=OFF -DCMAKE_BUILD_TYPE=Release \
+if ! { cmake -S "$root/cudaKernels" -B "$build" -DGPULDU_CUDA=OFF -DGPULDU_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release \
            "-DCMAKE_CXX_FLAGS=$flags" \
        && cmake --build "$build" -j "$(nproc)" --target gpuLduCoreTests gpuLduSolve gpuLduFuzzInputs
      } > "$build/build.log" 2>&1; then
