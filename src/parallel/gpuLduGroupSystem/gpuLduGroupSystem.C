@@ -374,7 +374,8 @@ Foam::gpuLduGroupSystem::combinedLevel Foam::gpuLduGroupSystem::combineRanks
             // the q-th patch to j meets j's q-th patch to r
             const label j = nbrs[r][patchi];
             const labelList mine = patchesTo(nbrs[r], j);
-            const label theirs = patchesTo(nbrs[j], r)[gpuLduCompat::indexOf(mine, patchi)];
+            const label theirs =
+                patchesTo(nbrs[j], r)[gpuLduCompat::indexOf(mine, patchi)];
             const labelList& rowCells = patchCells[r][patchi];
             const labelList& colCells = patchCells[j][theirs];
             forAll(rowCells, f)

@@ -184,7 +184,8 @@ bool Foam::gpuLduGroupSystem::gamgShared
 
     // This rank can be part of one hierarchy where each of its coupled
     // patches is a processor patch to the group, updated in patch order
-    const bool eligible = inPatchOrder_ && !gpuLduCompat::contains(patchNbr_, -1);
+    const bool eligible =
+        inPatchOrder_ && !gpuLduCompat::contains(patchNbr_, -1);
 
     // Its levels: addressing, patch face cells, coarsening steps (the lists
     // combineGamg reads)
