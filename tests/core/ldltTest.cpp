@@ -96,7 +96,7 @@ Lower fromProblem(const LduProblem& p)
 
 Lower fromFile(const std::string& name)
 {
-    const LduMatrixData m = gpuLdu::readMatrixMarket(std::string(GPULDU_TEST_DATA_DIR) + "/" + name);
+    const LduMatrixData m = gpuLdu::readMatrixMarket(dataFile(name));
     return fromLdu(m.nCells, m.lower, m.upper, m.diag, m.lowerCoeffs);
 }
 
@@ -123,7 +123,7 @@ Lower saddlePoint(int nx, int m)
 //- A complex symmetric file's lower triangle (its real and imaginary parts)
 ComplexLower fromComplexFile(const std::string& name)
 {
-    const LduMatrixData m = gpuLdu::readMatrixMarket(std::string(GPULDU_TEST_DATA_DIR) + "/" + name);
+    const LduMatrixData m = gpuLdu::readMatrixMarket(dataFile(name));
     EXPECT_TRUE(m.complexValues && m.symmetric()) << name;
     std::vector<std::complex<double>> diag(m.nCells), coeffs(m.lower.size());
     for (int c = 0; c < m.nCells; ++c)
