@@ -439,7 +439,7 @@ class GamgSystemImpl : public GamgSystem
             timed(times_.transfer, [&] { steps_[k + 1].restrictField(ptr(src_[k]), ptr(src_[k + 1])); });
         }
 
-        timed(times_.coarsest, [&] { solveCoarsest(controls); });
+        timed(times_.coarsest, [&] { solveCoarsest(controls, c); });
 
         for (int k = coarsest - 1; k >= 0; --k)
         {
@@ -490,12 +490,14 @@ class GamgSystemImpl : public GamgSystem
     //- GAMGSolver::solveCoarsestLevel: from a zero correction, OpenFOAM's PCG with DIC
     //  (symmetric) or PBiCGStab with DILU, to the GAMG's tolerance and relTol (the coarsest
     //  system solves its own psi from its own source: the level's fields are copied in and out);
-    //  a bad pivot of its DIC/DILU is a ValueError naming the coarsest level
-    void solveCoarsest(const SolverControls& gamgControls)
+    //  a bad pivot of its DIC/DILU is a ValueError naming the coarsest level. Or, as the
+    //  controls say: directSolveCoarsest (LDL^T or a CoarsestSolver), source/diag
+    //  (coarsestByDiagonal)
+    void solveCoarsest(const SolverControls& gamgControls, const GamgControls& c)
     {
         try
         {
-            solveCoarsestLevel(gamgControls);
+            solveCoarsestLevel(gamgControls, c);
         }
         catch (const ValueError& e)
         {
@@ -503,7 +505,7 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
-    void solveCoarsestLevel(const SolverControls& gamgControls)
+    void solveCoarsestLevel(const SolverControls& gamgControls, const GamgControls& c)
     {
         const int k = nCoarse() - 1;
         const Coupling& coupling = this->coupling(nCoarse());
@@ -524,6 +526,13 @@ class GamgSystemImpl : public GamgSystem
             B::download(hostSource_.data(), ptr(src_[k]), n);
             coarsestSolver_->solve(hostSource_.data(), hostPsi_.data());
             B::upload(ptr(corr_[k]), hostPsi_.data(), n);
+            return;
+        }
+        if (c.coarsestByDiagonal)
+        {
+            // corr = src/diag (diagonalSolver: no interface terms, no iteration)
+            const CsrMatrix<B>& A = coarsest.matrix();
+            forEach<B>(0, n, detail::DiagonalSolveRow{ptr(A.diagPos), ptr(A.val), ptr(src_[k]), ptr(corr_[k])});
             return;
         }
         if (hostCoarsest_)

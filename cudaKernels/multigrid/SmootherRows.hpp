@@ -121,6 +121,20 @@ struct GaussSeidelRow
     }
 };
 
+//- diagonalSolver: x_i = b_i / A_ii (the coarsest level of a GAMG without faces)
+struct DiagonalSolveRow
+{
+    const int* diagPos;
+    const double* val;
+    const double* b;
+    double* x;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        x[i] = b[i]/val[diagPos[i]];
+    }
+};
+
 //- lduMatrix::residual: r_i = b_i - A_ii x_i, then minus each off-diagonal term in face order
 //  (not b - (A x): the rounding differs)
 struct ResidualRow

@@ -5,7 +5,8 @@
 # $FOAM_USER_LIBBIN, then native against plugin on OpenFOAM-14's own applications, solve by solve
 # (executor cpu: every solve line equal; gpu: as the integration tests allow, with checkNative):
 #   - icoFoam cavity: p by PCGGPU+DIC, U by PBiCGStabGPU+DILU (native: 1365, 61, 62 iterations)
-#   - the cavity's p by GAMGGPU: GaussSeidel; DIC with interpolateCorrection
+#   - the cavity's p by GAMGGPU: GaussSeidel; DIC with interpolateCorrection; down to a coarsest
+#     level of one cell (OpenFOAM-14's diagonalSolver there)
 #   - pitzDaily by foamRun -solver incompressibleFluid: p by GAMGGPU (GaussSeidel), U, k and
 #     epsilon by PBiCGStabGPU+DILU
 #   - cavity3D 20^3 on 4 ranks (hierarchical 2x2): each rank its own system and the ranks as one
@@ -128,6 +129,8 @@ sameSolves "p=1365 Ux=61 Uy=62" "$work/cavity"
 # GAMG with OpenFOAM-14's V-cycle
 sameSolves - "$(gamgCase cavity cavity-p-GaussSeidel 'p|pFinal' GaussSeidel)"
 sameSolves - "$(gamgCase cavity cavity-p-DIC-interpolate 'p|pFinal' DIC 'interpolateCorrection yes')"
+# down to one cell: OpenFOAM-14 solves a coarsest level without faces by its diagonalSolver
+sameSolves - "$(gamgCase cavity cavity-p-oneCellCoarsest 'p|pFinal' GaussSeidel 'nCellsInCoarsestLevel 1')"
 # foamRun -solver incompressibleFluid (OpenFOAM-14's simpleFoam)
 sameSolves - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
 # suite <name> <command...>: another test script's checks, its totals added to these

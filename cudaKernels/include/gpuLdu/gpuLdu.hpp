@@ -484,6 +484,10 @@ struct GamgControls
     //- The residual after pre-smoothing row by row as lduMatrix::residual forms it (b - diag x,
     //  then the faces, then the interfaces: ESI v2406+), or as b - A x (v1912, the Foundation)
     bool preSweepResidualByRows = false;
+    //- The coarsest level solved as corr = source/diag (the Foundation's 14: its diagonalSolver,
+    //  serially, where the coarsest level has no faces), unless directCoarsest or a
+    //  CoarsestSolver solves it; otherwise (and by default) by PCG/PBiCGStab as GAMGSolver does
+    bool coarsestByDiagonal = false;
 };
 
 //- One coarsening step of OpenFOAM's GAMGAgglomeration, from a level to the next coarser one

@@ -280,6 +280,12 @@ Foam::solverPerformance Foam::GAMGGPU::solve
              && exec == gpuLdu::Executor::gpu
              && matrix_.symmetric()
              && !coarsestCoupled;
+            // a serial coarsest level without faces: this release's solver
+            // of it (gpuLduCompat::coarsestDiagonalSolver)
+            gamg.coarsestByDiagonal =
+                gpuLduCompat::coarsestDiagonalSolver
+             && !Pstream::parRun()
+             && agglomeration.meshLevel(coarsest).lduAddr().lowerAddr().empty();
             std::unique_ptr<directCoarsest> direct;
             if (directSolveCoarsest && !gamg.directCoarsest)
             {
