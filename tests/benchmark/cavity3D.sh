@@ -47,6 +47,8 @@ case "$precond" in DIC|FDIC|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; es
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=etc/run-env.sh
 . "$here/../../etc/run-env.sh"
+# shellcheck source=tests/integration/checks.sh
+. "$here/../integration/checks.sh"
 tutorial=$here/../../tutorials/cavity3D
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/cavity3D-bench.XXXXXX")
@@ -102,19 +104,6 @@ runIcoFoam()
         (cd "$1" && icoFoam > log.icoFoam 2>&1) || status=$?
     fi
     check "$1" "$status"
-}
-
-# copyCase <from> <to>: the mesh, initial fields and dictionaries (decomposed ones too)
-copyCase()
-{
-    mkdir -p "$2/constant"
-    cp -r "$1/0" "$1/system" "$2/"
-    cp -r "$1/constant/." "$2/constant/"
-    for proc in "$1"/processor*; do
-        [ -d "$proc" ] || continue
-        mkdir -p "$2/${proc##*/}"
-        cp -r "$proc/constant" "$proc/0" "$2/${proc##*/}/"
-    done
 }
 
 # entry <profiling file> <description>: "calls totalTime" of that profiling entry, a dictionary

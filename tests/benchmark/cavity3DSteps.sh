@@ -33,6 +33,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../../etc/run-env.sh"
 # shellcheck source=tests/integration/fvSolutionEdit.sh
 . "$here/../integration/fvSolutionEdit.sh"
+# shellcheck source=tests/integration/checks.sh
+. "$here/../integration/checks.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/cavity3DSteps.XXXXXX")
 
@@ -73,15 +75,8 @@ echo "cavity3D ${n}^3, $steps steps, $np rank(s): nativeGAMG (blockMesh, decompo
 # plugin <name> <solver> <line>: the native case with the tutorial's GPU solvers and p as given
 plugin()
 {
-    local dir=$work/$1 proc
-    mkdir -p "$dir/constant"
-    cp -r "$native/0" "$native/system" "$dir/"
-    cp -r "$native/constant/." "$dir/constant/"
-    for proc in "$native"/processor*; do
-        [ -d "$proc" ] || continue
-        mkdir -p "$dir/${proc##*/}"
-        cp -r "$proc/constant" "$proc/0" "$dir/${proc##*/}/"
-    done
+    local dir=$work/$1
+    copyCase "$native" "$dir"
     cp "$here/../../tutorials/cavity3D/system/fvSolution" "$dir/system/fvSolution"
     editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null
     setP "$dir/system/fvSolution" "$2" "$3"

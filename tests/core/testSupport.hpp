@@ -260,6 +260,18 @@ inline double sumMag(const std::vector<double>& x)
     return s;
 }
 
+//- sum|b - A x|: the unnormalised residual OpenFOAM's loops divide by normFactor
+inline double referenceResidualSum(const LduProblem& p, const std::vector<double>& b,
+                                   const std::vector<double>& x)
+{
+    std::vector<double> r = referenceAmul(p, x);
+    for (int i = 0; i < p.nCells; ++i)
+    {
+        r[i] = b[i] - r[i];
+    }
+    return sumMag(r);
+}
+
 inline double sumProd(const std::vector<double>& x, const std::vector<double>& y)
 {
     double s = 0;

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# To be sourced by the integration test scripts: counting checks (the script sets passed=0,
-# failed=0 and, for each check, log: the file a failing check points to), and the cell splits
-# of method manual.
+# To be sourced by the integration test scripts and the benchmarks: counting checks (the script
+# sets passed=0, failed=0 and, for each check, log: the file a failing check points to), the
+# cell splits of method manual, and copies of a meshed case.
 
 # expect <description> <condition...>: counts a check
 expect()
@@ -36,4 +36,17 @@ cellDecomposition()
         function random() { seed = (seed*16807) % 2147483647; return seed/2147483647 }
         BEGIN { seed = 7; for (c = 0; c < cells; ++c) { i = c % 20; j = int(c/20); print $3 } }"
     echo ')'
+}
+
+# copyCase <from> <to>: the mesh, initial fields and dictionaries (decomposed ones too)
+copyCase()
+{
+    mkdir -p "$2/constant"
+    cp -r "$1/0" "$1/system" "$2/"
+    cp -r "$1/constant/." "$2/constant/"
+    for proc in "$1"/processor*; do
+        [ -d "$proc" ] || continue
+        mkdir -p "$2/${proc##*/}"
+        cp -r "$proc/constant" "$proc/0" "$2/${proc##*/}/"
+    done
 }
