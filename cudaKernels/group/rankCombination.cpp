@@ -308,10 +308,15 @@ PartIndex locatePart(const std::vector<int>& start, int index)
     {
         if (index >= start[k] && index < start[k + 1])
         {
-            return {k, index - start[k]};
+            PartIndex p;
+            p.part = k;
+            p.local = index - start[k];
+            return p;
         }
     }
-    return {-1, index};
+    PartIndex p;
+    p.local = index;
+    return p;
 }
 
 } // namespace gpuLdu

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The ranks of a group (the ranks that share a device) as one system, as plain index work: no
-// OpenFOAM type crosses this header. The OpenFOAM layer (gpuLduGroupSystem) gathers each rank's
+// OpenFOAM type crosses this header (C++11: the OpenFOAM layer of v1912 includes it). The OpenFOAM layer (gpuLduGroupSystem) gathers each rank's
 // addressing and coupled patches, combines them here (the finest level for the Krylov solvers,
 // every level of a GAMG hierarchy by the same function) and moves values by the typed messages
 // below; what keeps the result that of native mpirun -np N is in gpuLduGroupSystem.H.
@@ -76,7 +76,15 @@ struct CombinedLevel
     int nCells() const { return rowStart.back(); }
     int nFaces() const { return int(lower.size()); }
     int nRanks() const { return int(rowStart.size()) - 1; }
-    LduAddressingView view() const { return {nCells(), nFaces(), lower.data(), upper.data()}; }
+    LduAddressingView view() const
+    {
+        LduAddressingView v;
+        v.nCells = nCells();
+        v.nFaces = nFaces();
+        v.lower = lower.data();
+        v.upper = upper.data();
+        return v;
+    }
 };
 
 //- Whether the group keeps all its patches on the host (late): where a rank's patches to the
