@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The ranks of a group combined into one level (gpuLdu/rankGroup.hpp): block diagonal
+// addressing, the processor faces between the ranks as device coupling terms.
+
+#include "gpuLdu/rankGroup.hpp"
+
+#include <algorithm>
+
+namespace gpuLdu
+{
+
+namespace
+{
+
+//- The patches of a rank to group rank j, in patch order
+std::vector<int> patchesTo(const std::vector<int>& patchNeighbour, int j)
+{
+    std::vector<int> patches;
+    for (int patchi = 0; patchi < int(patchNeighbour.size()); ++patchi)
+    {
+        if (patchNeighbour[patchi] == j)
+        {
+            patches.push_back(patchi);
+        }
+    }
+    return patches;
+}
+
+//- Whether rank r's patches to the group are one stretch of its patch list (patches without an
+//  interface may lie between them, host patches may not)
+bool groupPatchesContiguous(const std::vector<int>& patchNeighbour)
+{
+    const auto inGroup = [](int nbr) { return nbr >= 0; };
+    const auto first = std::find_if(patchNeighbour.begin(), patchNeighbour.end(), inGroup);
+    const auto last = std::find_if(patchNeighbour.rbegin(), patchNeighbour.rend(), inGroup).base();
+    return first >= last || std::find(first, last, hostPatch) == last;
+}
+
+//- Whether the q-th patch of rank r to rank j and the q-th of j to r match face for face, for
+//  every j and q
+bool patchesMatch(const std::vector<RankLevel>& ranks, int r)
+{
+    for (int j = 0; j < int(ranks.size()); ++j)
+    {
+        const std::vector<int> mine = patchesTo(ranks[r].patchNeighbour, j);
+        const std::vector<int> theirs = patchesTo(ranks[j].patchNeighbour, r);
+        if (mine.size() != theirs.size())
+        {
+            return false;
+        }
+        for (std::size_t q = 0; q < mine.size(); ++q)
+        {
+            if (ranks[r].patchCells[mine[q]].size() != ranks[j].patchCells[theirs[q]].size())
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+//- One device coupling term before sorting: its row, column and coefficient in the ranks' terms
+struct Term
+{
+    int row;
+    int col;
+    int source;
+};
+
+//- Rank r's patches in the system as terms (appended, their coefficients numbered from
+//  firstSource on); returns the number after its last; marks the host phases it has
+int appendTerms
+(
+    const std::vector<RankLevel>& ranks,
+    int r,
+    const std::vector<PatchPlace>& places,
+    CombinedLevel& c,
+    int firstSource,
+    std::vector<Term>& terms
+)
+{
+    const RankLevel& rank = ranks[r];
+    int source = firstSource;
+    for (int patchi = 0; patchi < int(rank.patchNeighbour.size()); ++patchi)
+    {
+        const int j = rank.patchNeighbour[patchi];
+        if (j == noPatch)
+        {
+            continue;
+        }
+        if (places[patchi] != PatchPlace::inSystem)
+        {
+            c.hasPhase[int(places[patchi])][r] = true;
+            continue;
+        }
+        // the q-th patch to j meets j's q-th patch to r
+        const std::vector<int> mine = patchesTo(rank.patchNeighbour, j);
+        const std::size_t q = std::find(mine.begin(), mine.end(), patchi) - mine.begin();
+        const int theirs = patchesTo(ranks[j].patchNeighbour, r)[q];
+        const std::vector<int>& rowCells = rank.patchCells[patchi];
+        const std::vector<int>& colCells = ranks[j].patchCells[theirs];
+        for (std::size_t f = 0; f < rowCells.size(); ++f)
+        {
+            terms.push_back({c.rowStart[r] + rowCells[f], c.rowStart[j] + colCells[f], source++});
+        }
+    }
+    return source;
+}
+
+//- The terms as DeviceCouplings: rows in order, each row's terms in its patch and face order
+void setCouplings(std::vector<Term>& terms, CombinedLevel& c)
+{
+    std::stable_sort
+    (
+        terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.row < b.row; }
+    );
+    for (const Term& t : terms)
+    {
+        if (c.couplings.rows.empty() || c.couplings.rows.back() != t.row)
+        {
+            c.couplings.rows.push_back(t.row);
+            c.couplings.start.push_back(c.couplings.start.back());
+        }
+        c.couplings.cols.push_back(t.col);
+        ++c.couplings.start.back();
+        c.termSource.push_back(t.source);
+    }
+}
+
+} // namespace
+
+
+bool keepsPatchesOnHost(const std::vector<RankLevel>& ranks)
+{
+    for (int r = 0; r < int(ranks.size()); ++r)
+    {
+        if
+        (
+            !ranks[r].inPatchOrder
+         || !groupPatchesContiguous(ranks[r].patchNeighbour)
+         || !patchesMatch(ranks, r)
+        )
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+
+std::vector<PatchPlace> patchPlaces(const std::vector<int>& patchNeighbour, bool onHost)
+{
+    const auto first = std::find_if
+    (
+        patchNeighbour.begin(), patchNeighbour.end(), [](int nbr) { return nbr >= 0; }
+    ) - patchNeighbour.begin();
+    std::vector<PatchPlace> place(patchNeighbour.size(), PatchPlace::late);
+    for (int patchi = 0; patchi < int(patchNeighbour.size()) && !onHost; ++patchi)
+    {
+        if (patchNeighbour[patchi] >= 0)
+        {
+            place[patchi] = PatchPlace::inSystem;
+        }
+        else if (patchi < first)
+        {
+            place[patchi] = PatchPlace::early;
+        }
+    }
+    return place;
+}
+
+
+std::vector<int> hostInterfaceCells(const RankLevel& rank, const std::vector<PatchPlace>& places)
+{
+    std::vector<int> cells;
+    for (std::size_t patchi = 0; patchi < rank.patchNeighbour.size(); ++patchi)
+    {
+        if (rank.patchNeighbour[patchi] != noPatch && places[patchi] != PatchPlace::inSystem)
+        {
+            const std::vector<int>& c = rank.patchCells[patchi];
+            cells.insert(cells.end(), c.begin(), c.end());
+        }
+    }
+    std::sort(cells.begin(), cells.end());
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+    return cells;
+}
+
+
+int systemTermCount(const RankLevel& rank, const std::vector<PatchPlace>& places)
+{
+    int n = 0;
+    for (std::size_t patchi = 0; patchi < places.size(); ++patchi)
+    {
+        if (places[patchi] == PatchPlace::inSystem)
+        {
+            n += int(rank.patchCells[patchi].size());
+        }
+    }
+    return n;
+}
+
+
+CombinedLevel combineRanks(const std::vector<RankLevel>& ranks)
+{
+    const int n = int(ranks.size());
+    CombinedLevel c;
+    c.onHost = keepsPatchesOnHost(ranks);
+    c.hasPhase[0].assign(n, false);
+    c.hasPhase[1].assign(n, false);
+
+    std::size_t nFaces = 0;
+    for (const RankLevel& rank : ranks)
+    {
+        c.rowStart.push_back(c.rowStart.back() + rank.nCells);
+        nFaces += rank.lower.size();
+    }
+    c.lower.reserve(nFaces);
+    c.upper.reserve(nFaces);
+
+    std::vector<Term> terms;
+    for (int r = 0; r < n; ++r)
+    {
+        const RankLevel& rank = ranks[r];
+        const int offset = c.rowStart[r];
+        for (const int i : rank.lower) c.lower.push_back(offset + i);
+        for (const int i : rank.upper) c.upper.push_back(offset + i);
+        c.faceStart.push_back(int(c.lower.size()));
+
+        const std::vector<PatchPlace> places = patchPlaces(rank.patchNeighbour, c.onHost);
+        c.termStart.push_back(appendTerms(ranks, r, places, c, c.termStart.back(), terms));
+
+        for (const int i : hostInterfaceCells(rank, places))
+        {
+            c.hostCells.push_back(offset + i);
+        }
+        c.hostCellStart.push_back(int(c.hostCells.size()));
+    }
+    setCouplings(terms, c);
+    return c;
+}
+
+
+GamgLevelView CombinedCoarsening::view(const CombinedLevel& coarse) const
+{
+    GamgLevelView v;
+    v.coarse = coarse.view();
+    v.restrictAddressing = restrictAddressing.data();
+    v.faceRestrictAddressing = faceRestrictAddressing.data();
+    v.faceFlipMap = faceFlipMap.get();
+    return v;
+}
+
+
+CombinedCoarsening combineCoarsening
+(
+    const std::vector<Coarsening>& ranks,
+    const CombinedLevel& coarse
+)
+{
+    CombinedCoarsening c;
+    std::vector<bool> flip;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+    {
+        const int cells = coarse.rowStart[r];
+        const int faces = coarse.faceStart[r];
+        for (const int i : ranks[r].restrictAddressing)
+        {
+            c.restrictAddressing.push_back(i + cells);
+        }
+        // a fine face inside coarse cell i is -1 - i
+        for (const int f : ranks[r].faceRestrictAddressing)
+        {
+            c.faceRestrictAddressing.push_back(f >= 0 ? f + faces : -1 - (-1 - f + cells));
+        }
+        flip.insert(flip.end(), ranks[r].faceFlipMap.begin(), ranks[r].faceFlipMap.end());
+    }
+    c.faceFlipMap.reset(new bool[flip.size()]);
+    std::copy(flip.begin(), flip.end(), c.faceFlipMap.get());
+    return c;
+}
+
+
+bool oneHierarchy(const std::vector<CombinedLevel>& levels)
+{
+    return std::all_of
+    (
+        levels.begin(), levels.end(),
+        [](const CombinedLevel& c) { return !c.onHost && c.hostCells.empty(); }
+    );
+}
+
+
+std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms)
+{
+    std::vector<double> values(termSource.size());
+    for (std::size_t k = 0; k < termSource.size(); ++k)
+    {
+        values[k] = rankTerms[termSource[k]];
+    }
+    return values;
+}
+
+
+PartIndex locatePart(const std::vector<int>& start, int index)
+{
+    for (int k = 0; k + 1 < int(start.size()); ++k)
+    {
+        if (index >= start[k] && index < start[k + 1])
+        {
+            PartIndex p;
+            p.part = k;
+            p.local = index - start[k];
+            return p;
+        }
+    }
+    PartIndex p;
+    p.local = index;
+    return p;
+}
+
+} // namespace gpuLdu

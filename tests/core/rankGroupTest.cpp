@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The ranks of a group as one system (gpuLdu/rankGroup.hpp): the combined addressing, device
+// coupling terms, host cells and fallback decision on small cases checked by hand, the combined
+// coarsening of a GAMG level, and the owner's requests through their doubles.
+
+#include "gpuLdu/rankGroup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace gpuLdu::test
+{
+
+namespace
+{
+
+//- A rank of nCells cells in a chain (faces (0,1), (1,2), ...) with the given patches
+RankLevel chain(int nCells, std::vector<int> neighbour, std::vector<std::vector<int>> cells)
+{
+    RankLevel rank;
+    rank.nCells = nCells;
+    for (int i = 0; i + 1 < nCells; ++i)
+    {
+        rank.lower.push_back(i);
+        rank.upper.push_back(i + 1);
+    }
+    rank.patchNeighbour = std::move(neighbour);
+    rank.patchCells = std::move(cells);
+    return rank;
+}
+
+using ints = std::vector<int>;
+
+} // namespace
+
+
+//- Two chains of two cells, one processor face between cell 1 of rank 0 and cell 0 of rank 1:
+//  block diagonal addressing and one term each way
+TEST(RankGroup, TwoRanksOneFace)
+{
+    const CombinedLevel c = combineRanks({chain(2, {1}, {{1}}), chain(2, {0}, {{0}})});
+    EXPECT_FALSE(c.onHost);
+    EXPECT_EQ(c.rowStart, (ints{0, 2, 4}));
+    EXPECT_EQ(c.faceStart, (ints{0, 1, 2}));
+    EXPECT_EQ(c.lower, (ints{0, 2}));
+    EXPECT_EQ(c.upper, (ints{1, 3}));
+    EXPECT_EQ(c.termStart, (ints{0, 1, 2}));
+    EXPECT_EQ(c.couplings.rows, (ints{1, 2}));
+    EXPECT_EQ(c.couplings.start, (ints{0, 1, 2}));
+    EXPECT_EQ(c.couplings.cols, (ints{2, 1}));
+    EXPECT_EQ(c.termSource, (ints{0, 1}));
+    EXPECT_TRUE(c.hostCells.empty());
+    EXPECT_EQ(c.hostCellStart, (ints{0, 0, 0}));
+    EXPECT_EQ(c.nCells(), 4);
+    EXPECT_EQ(c.nFaces(), 2);
+    EXPECT_EQ(c.nRanks(), 2);
+}
+
+//- Three ranks: rank 0 with a host patch before its patch to rank 1 (early) and one after
+//  (late); ranks 1 and 2 with two patches to each other, the q-th of one meeting the q-th of
+//  the other
+TEST(RankGroup, ThreeRanksWithHostPatches)
+{
+    const std::vector<RankLevel> ranks =
+    {
+        chain(2, {hostPatch, 1, noPatch, hostPatch}, {{0}, {1}, {}, {1, 0}}),
+        chain(3, {0, 2, 2}, {{0}, {2}, {1}}),
+        chain(2, {1, 1}, {{0}, {1}})
+    };
+    const CombinedLevel c = combineRanks(ranks);
+    EXPECT_FALSE(c.onHost);
+    EXPECT_EQ(c.rowStart, (ints{0, 2, 5, 7}));
+    EXPECT_EQ(c.faceStart, (ints{0, 1, 3, 4}));
+    EXPECT_EQ(c.lower, (ints{0, 2, 3, 5}));
+    EXPECT_EQ(c.upper, (ints{1, 3, 4, 6}));
+    // terms in rank, patch, face order: (1,2) (2,1) (4,5) (3,6) (5,4) (6,3); then by row
+    EXPECT_EQ(c.termStart, (ints{0, 1, 4, 6}));
+    EXPECT_EQ(c.couplings.rows, (ints{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(c.couplings.start, (ints{0, 1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(c.couplings.cols, (ints{2, 1, 6, 5, 4, 3}));
+    EXPECT_EQ(c.termSource, (ints{0, 1, 3, 2, 4, 5}));
+    EXPECT_EQ(c.hostCells, (ints{0, 1}));
+    EXPECT_EQ(c.hostCellStart, (ints{0, 2, 2, 2}));
+    EXPECT_EQ(c.hasPhase[int(InterfacePhase::early)], (std::vector<bool>{true, false, false}));
+    EXPECT_EQ(c.hasPhase[int(InterfacePhase::late)], (std::vector<bool>{true, false, false}));
+
+    const std::vector<PatchPlace> places = patchPlaces(ranks[0].patchNeighbour, false);
+    EXPECT_EQ(places, (std::vector<PatchPlace>{PatchPlace::early, PatchPlace::inSystem,
+        PatchPlace::late, PatchPlace::late}));
+    EXPECT_EQ(systemTermCount(ranks[0], places), 1);
+    EXPECT_EQ(systemTermCount(ranks[1], patchPlaces(ranks[1].patchNeighbour, false)), 3);
+    EXPECT_EQ(hostInterfaceCells(ranks[0], places), (ints{0, 1}));
+}
+
+//- A cell with two faces to the other rank: its row's terms in patch and face order
+TEST(RankGroup, RowTermsKeepPatchOrder)
+{
+    const CombinedLevel c =
+        combineRanks({chain(1, {1, 1}, {{0}, {0}}), chain(2, {0, 0}, {{1}, {0}})});
+    EXPECT_FALSE(c.onHost);
+    EXPECT_EQ(c.couplings.rows, (ints{0, 1, 2}));
+    EXPECT_EQ(c.couplings.start, (ints{0, 2, 3, 4}));
+    EXPECT_EQ(c.couplings.cols, (ints{2, 1, 0, 0}));
+    EXPECT_EQ(c.termSource, (ints{0, 1, 3, 2}));
+    EXPECT_EQ(termCoefficients(c.termSource, std::vector<double>{10, 11, 12, 13}.data()),
+        (std::vector<double>{10, 11, 13, 12}));
+}
+
+//- Patches without an interface between the patches to the group keep them one stretch
+TEST(RankGroup, NoPatchInsideTheStretch)
+{
+    const std::vector<RankLevel> ranks =
+        {chain(2, {1, noPatch, 1}, {{0}, {}, {1}}), chain(2, {0, 0}, {{0}, {1}})};
+    EXPECT_FALSE(keepsPatchesOnHost(ranks));
+    EXPECT_EQ(patchPlaces(ranks[0].patchNeighbour, false), (std::vector<PatchPlace>{
+        PatchPlace::inSystem, PatchPlace::late, PatchPlace::inSystem}));
+}
+
+//- A host patch between a rank's patches to the group: every patch of the group on the host
+TEST(RankGroup, PatchOrderForcesTheHost)
+{
+    const std::vector<RankLevel> ranks =
+        {chain(2, {1, hostPatch, 1}, {{0}, {1}, {1}}), chain(2, {0, 0}, {{0}, {1}})};
+    EXPECT_TRUE(keepsPatchesOnHost(ranks));
+    const CombinedLevel c = combineRanks(ranks);
+    EXPECT_TRUE(c.onHost);
+    EXPECT_EQ(c.couplings.nTerms(), 0);
+    EXPECT_TRUE(c.termSource.empty());
+    EXPECT_EQ(c.termStart, (ints{0, 0, 0}));
+    // every patch late: the ranks' interface cells on the host
+    EXPECT_EQ(c.hostCells, (ints{0, 1, 2, 3}));
+    EXPECT_EQ(c.hostCellStart, (ints{0, 2, 4}));
+    EXPECT_EQ(c.hasPhase[int(InterfacePhase::early)], (std::vector<bool>{false, false}));
+    EXPECT_EQ(c.hasPhase[int(InterfacePhase::late)], (std::vector<bool>{true, true}));
+    EXPECT_EQ(patchPlaces(ranks[0].patchNeighbour, true), (std::vector<PatchPlace>(3,
+        PatchPlace::late)));
+    EXPECT_FALSE(oneHierarchy({c}));
+}
+
+//- The two sides of a patch with different numbers of faces, different numbers of patches to
+//  each other, or a rank out of patch order: on the host
+TEST(RankGroup, MismatchesForceTheHost)
+{
+    EXPECT_TRUE(keepsPatchesOnHost({chain(2, {1}, {{1}}), chain(2, {0}, {{0, 1}})}));
+    EXPECT_TRUE(keepsPatchesOnHost({chain(2, {1, 1}, {{0}, {1}}), chain(2, {0}, {{0}})}));
+    std::vector<RankLevel> ranks = {chain(2, {1}, {{1}}), chain(2, {0}, {{0}})};
+    EXPECT_FALSE(keepsPatchesOnHost(ranks));
+    EXPECT_TRUE(oneHierarchy({combineRanks(ranks)}));
+    ranks[1].inPatchOrder = false;
+    EXPECT_TRUE(keepsPatchesOnHost(ranks));
+}
+
+//- Two ranks' coarsening steps onto the combined coarse level: cells and faces offset by the
+//  rank before, a face inside coarse cell i (-1 - i) by its cells
+TEST(RankGroup, CoarseningOffsetByRank)
+{
+    CombinedLevel coarse;
+    coarse.rowStart = {0, 2, 4};
+    coarse.faceStart = {0, 1, 2};
+    coarse.lower = {0, 2};
+    coarse.upper = {1, 3};
+    const CombinedCoarsening c = combineCoarsening
+    (
+        {
+            {{0, 0, 1}, {-1, 0}, {false, false}},
+            {{1, 0, 0}, {0, -1}, {true, false}}
+        },
+        coarse
+    );
+    EXPECT_EQ(c.restrictAddressing, (ints{0, 0, 1, 3, 2, 2}));
+    EXPECT_EQ(c.faceRestrictAddressing, (ints{-1, 0, 1, -3}));
+    const GamgLevelView v = c.view(coarse);
+    EXPECT_EQ(v.coarse.nCells, 4);
+    EXPECT_EQ(v.coarse.nFaces, 2);
+    EXPECT_EQ(v.restrictAddressing, c.restrictAddressing.data());
+    EXPECT_EQ((std::vector<bool>(v.faceFlipMap, v.faceFlipMap + 4)),
+        (std::vector<bool>{false, false, true, false}));
+}
+
+TEST(RankGroup, LocatePart)
+{
+    EXPECT_EQ(locatePart({0, 2, 5}, 0).part, 0);
+    EXPECT_EQ(locatePart({0, 2, 5}, 4).part, 1);
+    EXPECT_EQ(locatePart({0, 2, 5}, 4).local, 2);
+    EXPECT_EQ(locatePart({0, 2, 5}, 5).part, -1);
+    EXPECT_EQ(locatePart({0, 2, 5}, 5).local, 5);
+}
+
+//- Every request through its doubles and back; the layout a rank reads
+TEST(RankGroup, RequestsRoundTrip)
+{
+    std::vector<double> message;
+    GroupRequest sum;
+    sum.kind = GroupRequestKind::sum;
+    sum.value = 2.5;
+    encodeRequest(sum, message);
+    EXPECT_EQ(message, (std::vector<double>{0, 0, 0, 2.5}));
+    GroupRequest back = decodeRequest(message.data(), int(message.size()));
+    EXPECT_EQ(back.kind, GroupRequestKind::sum);
+    EXPECT_EQ(back.value, 2.5);
+
+    GroupRequest product;
+    product.kind = GroupRequestKind::product;
+    product.product = InterfaceProduct::transposed;
+    product.phase = InterfacePhase::late;
+    product.x = {1, 2};
+    product.y = {3, 4};
+    encodeRequest(product, message);
+    EXPECT_EQ(message, (std::vector<double>{1, 1, 1, 1, 2, 3, 4}));
+    back = decodeRequest(message.data(), int(message.size()));
+    EXPECT_EQ(back.product, InterfaceProduct::transposed);
+    EXPECT_EQ(back.phase, InterfacePhase::late);
+    EXPECT_EQ(back.x, product.x);
+    EXPECT_EQ(back.y, product.y);
+
+    product.product = InterfaceProduct::rowSums;
+    encodeRequest(product, message);
+    EXPECT_EQ(message.size(), 5u);
+    back = decodeRequest(message.data(), int(message.size()));
+    EXPECT_TRUE(back.x.empty());
+    EXPECT_EQ(back.y, product.y);
+
+    GroupRequest done;
+    done.result.initialResidual = 1;
+    done.result.finalResidual = 1e-7;
+    done.result.nIterations = 12;
+    done.result.converged = true;
+    done.result.nonFinite = true;
+    done.result.iterateSeconds = 0.25;
+    done.result.handOverSeconds = 0.5;
+    encodeRequest(done, message);
+    EXPECT_EQ(int(message.size()), 13);
+    EXPECT_LE(int(message.size()), maxRequestSize(0));
+    back = decodeRequest(message.data(), int(message.size()));
+    EXPECT_EQ(back.kind, GroupRequestKind::done);
+    EXPECT_EQ(back.result.nIterations, 12);
+    EXPECT_TRUE(back.result.converged);
+    EXPECT_FALSE(back.result.singular);
+    EXPECT_TRUE(back.result.nonFinite);
+    EXPECT_EQ(back.result.finalResidual, 1e-7);
+    EXPECT_EQ(back.result.iterateSeconds, 0.25);
+    EXPECT_EQ(back.result.handOverSeconds, 0.5);
+    EXPECT_EQ(maxRequestSize(100), 203);
+}
+
+TEST(RankGroup, MalformedRequestsThrow)
+{
+    const std::vector<double> unknownKind{7, 0, 0, 1};
+    EXPECT_THROW(decodeRequest(unknownKind.data(), 4), std::runtime_error);
+    const std::vector<double> oddProduct{1, 0, 0, 1, 2, 3};
+    EXPECT_THROW(decodeRequest(oddProduct.data(), 6), std::runtime_error);
+    const std::vector<double> shortDone{2, 0, 0, 1};
+    EXPECT_THROW(decodeRequest(shortDone.data(), 4), std::runtime_error);
+    EXPECT_THROW(decodeRequest(shortDone.data(), 2), std::runtime_error);
+}
+
+} // namespace gpuLdu::test
