@@ -3,7 +3,7 @@
 # The user-facing options of the GPU solvers on the icoFoam cavity: the dictionary form of the
 # preconditioner entry, and the errors for bad input (unknown preconditioner, unknown executor,
 # executor gpu without a usable GPU, PCGGPU on an asymmetric matrix, a residual that becomes
-# NaN, an unknown matrixFormat) and the log line of matrixFormat auto. U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
+# NaN, an unknown matrixFormat, checkNative with ILU0) and the log line of matrixFormat auto. U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
 # follows p's. Usage: solverOptions.sh
 # Prints "<P> passed, <F> failed" last; exit 1 if any failed.
 set -uo pipefail
@@ -85,6 +85,12 @@ expect "matrixFormat auto is logged once per field and keeps the native 1365 ite
 runCavity badFormat 's/executor .*gpu;/executor cpu;/; s/^\(\s*solver .*PCGGPU;\)/\1 matrixFormat coo;/'
 expect "unknown matrixFormat is a FatalIOError naming it and the valid ones" \
     eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "Unknown matrixFormat coo" && grep -A8 "Valid matrixFormats" "$log" | grep -q blockedEll'
+
+# 9. checkNative compares with native's solver and preconditioners: with ILU0, which native does
+#    not have, it stops before the first solve (the solve sequence's checkComparable step)
+runCavity checkNativeIlu0 's/executor .*gpu;/executor cpu;/; s/^\(\s*solver .*PCGGPU;\)/\1 checkNative yes;/; s/preconditioner  DIC;/preconditioner  ILU0;/'
+expect "checkNative with ILU0 is a FatalIOError: no native counterpart, nothing solved" \
+    eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "checkNative for field p compares with PCG and OpenFOAM'"'"'s own preconditioners; ILU0 has no native counterpart" && ! grep -q "Solving for p" "$log"'
 
 [ "$failed" -gt 0 ] || rm -rf "$work"
 echo "$passed passed, $failed failed"

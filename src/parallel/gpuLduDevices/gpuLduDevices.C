@@ -7,6 +7,8 @@
 #include "gpuLduCompat.H"
 #include "OSspecific.H"
 #include "error.H"
+#include "dictionary.H"
+#include "debug.H"
 #include "SubList.H"
 #include "gpuLdu/gpuLdu.hpp"
 
@@ -79,6 +81,46 @@ const Foam::labelList& Foam::gpuLduDevices::group()
 Foam::label Foam::gpuLduDevices::groupComm()
 {
     return groupCommunicator;
+}
+
+
+Foam::label Foam::gpuLduDevices::ranksPerSystem
+(
+    const dictionary& controlDict
+)
+{
+    const word key("gpuLduRanksPerSystem");
+    const dictionary& caseSwitches =
+        controlDict.subOrEmptyDict("OptimisationSwitches");
+    const dictionary& dict =
+        caseSwitches.found(key) ? caseSwitches : debug::optimisationSwitches();
+    if (!dict.found(key))
+    {
+        return 0;
+    }
+
+    ITstream& is = dict.lookup(key);
+    const token t(is);
+    if (t.isWord() && t.wordToken() == "all")
+    {
+        return 0;
+    }
+    if (t.isWord() && t.wordToken() == "none")
+    {
+        return 1;
+    }
+    if (t.isLabel() && t.labelToken() > 0)
+    {
+        return t.labelToken();
+    }
+    FatalIOErrorInFunction(dict)
+        << "Unknown value " << t << " of OptimisationSwitch " << key << nl
+        << nl << "Valid values :" << nl
+        << "    all    the ranks of a GPU solve as one system (default)" << nl
+        << "    none   one system per rank" << nl
+        << "    N      one system per N neighbouring ranks of a GPU (N > 0)"
+        << exit(FatalIOError);
+    return 0;
 }
 
 

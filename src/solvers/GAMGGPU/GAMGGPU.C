@@ -133,11 +133,141 @@ gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
     }
     catch (const gpuLdu::Error&)
     {
-        unknownKeyword("smoother", name, gpuLdu::smootherNames(symmetric));
+        errors().unknownValue
+        (
+            "smoother", name, gpuLdu::smootherNames(symmetric)
+        );
     }
     return c;
 }
 
+
+gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
+(
+    gpuLduCache& cache,
+    const gpuLdu::Executor exec,
+    const GAMGAgglomeration& agglomeration,
+    const gpuLduGamgCouplings& couplings,
+    const std::chrono::steady_clock::time_point systemStart,
+    gpuLdu::GamgControls& gamg,
+    scalarField& psi,
+    const scalarField& source,
+    solveLog& log
+) const
+{
+    gpuLdu::GamgSystem& sys =
+        cache.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
+    log.systemSeconds = secondsSince(systemStart);
+    // gpuLduSolver 2: the V-cycle's parts timed (the device waited
+    // for between parts, which slows the solve)
+    sys.setTimed(gpuLduSolver::debug >= 2);
+    sys.setInterfaces(couplings.cells());
+
+    // directSolveCoarsest: with executor gpu, a symmetric matrix
+    // and no coupled interface on the coarsest level, the core's
+    // sparse LDL^T on the device (no host round trip per V-cycle);
+    // else OpenFOAM's LU of the coarsest level on the host (with
+    // executor cpu native's numbers, bit for bit)
+    const bool directSolveCoarsest =
+        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+    const label coarsest = agglomeration.size();
+    bool coarsestCoupled = false;
+    const lduInterfaceFieldPtrsList& coarsestInterfaces =
+        couplings.interfaces(coarsest);
+    forAll(coarsestInterfaces, i)
+    {
+        coarsestCoupled =
+            coarsestCoupled || coarsestInterfaces.set(i);
+    }
+    gamg.directCoarsest =
+        directSolveCoarsest
+     && exec == gpuLdu::Executor::gpu
+     && matrix_.symmetric()
+     && !coarsestCoupled;
+    // a serial coarsest level without faces: this release's solver
+    // of it (gpuLduCompat::coarsestDiagonalSolver)
+    gamg.coarsestByDiagonal =
+        gpuLduCompat::coarsestDiagonalSolver
+     && !Pstream::parRun()
+     && agglomeration.meshLevel(coarsest).lduAddr().lowerAddr().empty();
+    std::unique_ptr<directCoarsest> direct;
+    if (directSolveCoarsest && !gamg.directCoarsest)
+    {
+        direct.reset
+        (
+            new directCoarsest
+            (
+                agglomeration.meshLevel(coarsest),
+                couplings.interfaceBouCoeffs(coarsest),
+                couplings.interfaces(coarsest)
+            )
+        );
+    }
+    sys.setCoarsestSolver(direct.get());
+    const auto matrixStart = std::chrono::steady_clock::now();
+    sys.setMatrix
+    (
+        matrix_.diag().cdata(),
+        matrix_.upper().cdata(),
+        matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
+    );
+    const double matrixSeconds = secondsSince(matrixStart);
+    gpuLdu::SolveResult result = sys.solve
+    (
+        psi.data(),
+        source.cdata(),
+        controls(),
+        gamg,
+        couplings.couplings()
+    );
+    // upload: the matrix values, psi and the source
+    result.uploadSeconds += matrixSeconds;
+    sys.setCoarsestSolver(nullptr);
+    log.times = sys.times();
+    log.levelCells = sys.levelCells();
+    return result;
+}
+
+
+void Foam::GAMGGPU::logTimes
+(
+    const gpuLdu::SolveResult& result,
+    const solveLog& log
+) const
+{
+    // (a rank of a group that is not its owner has no levels of its own)
+    if (gpuLduSolver::debug && !log.levelCells.empty())
+    {
+        const gpuLdu::GamgTimes& times = log.times;
+        Info<< "gpuLduSolver: " << type() << " " << fieldName_ << ": "
+            << log.levelCells.size() << " levels ("
+            << log.levelCells.front() << " to " << log.levelCells.back()
+            << " cells), solve "
+            << 1e3*log.solveSeconds << " ms: agglomeration "
+            << 1e3*log.agglomerationSeconds << " ms, level systems "
+            << 1e3*log.systemSeconds << " ms, upload "
+            << 1e3*result.uploadSeconds << " ms, coarse matrices "
+            << 1e3*times.coarseMatrices << " ms"
+            << (log.directCoarsest ? " (coarsest factored by LDLT)" : "")
+            << ", smoother set-up "
+            << 1e3*times.smootherSetup << " ms, V-cycles "
+            << 1e3*result.iterateSeconds << " ms, hand-over "
+            << 1e3*result.handOverSeconds << " ms" << endl;
+    }
+    if (gpuLduSolver::debug >= 2 && !log.levelCells.empty())
+    {
+        const gpuLdu::GamgTimes& times = log.times;
+        Info<< "gpuLduSolver: " << type() << " " << fieldName_
+            << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
+            << " ms, coarse " << 1e3*times.smoothing
+            << " ms, restriction+prolongation " << 1e3*times.transfer
+            << " ms, coarsest " << 1e3*times.coarsest << " ms; "
+            << times.sweepLevels << " dependent sweep levels" << endl;
+    }
+}
+
+
+// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
 Foam::wordList Foam::GAMGGPU::keywords() const
 {
@@ -158,223 +288,120 @@ Foam::wordList Foam::GAMGGPU::keywords() const
 }
 
 
-// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+void Foam::GAMGGPU::checkControls(const label) const
+{
+    gamgControls();
+    controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+}
 
-Foam::solverPerformance Foam::GAMGGPU::solve
+
+Foam::word Foam::GAMGGPU::nativeType() const
+{
+    return "GAMG";
+}
+
+
+void Foam::GAMGGPU::checkComparable() const
+{
+    if (!gpuLdu::isOpenFOAMs(gamgControls().smoother))
+    {
+        errors().noNativeSmoother(lduMatrix::smoother::getName(controlDict_));
+    }
+}
+
+
+Foam::word Foam::GAMGGPU::pivotRole() const
+{
+    return "smoother";
+}
+
+
+Foam::solverPerformance Foam::GAMGGPU::solveSystem
 (
     scalarField& psi,
     const scalarField& source,
-    const direction cmpt
+    const direction cmpt,
+    gpuLduGroupSystem*& group
 ) const
 {
-    checkKeywords();
-    gpuLdu::GamgControls gamg = gamgControls();
-
-    const bool directSolveCoarsest =
-        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
-
-    const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
-    if (check && !gpuLdu::isOpenFOAMs(gamg.smoother))
-    {
-        FatalIOErrorInFunction(controlDict_)
-            << "checkNative for field " << fieldName_ << " (solver " << type()
-            << ") compares with native GAMG, which has no smoother "
-            << lduMatrix::smoother::getName(controlDict_) << nl
-            << "Remove checkNative, or use one of OpenFOAM's smoothers."
-            << exit(FatalIOError);
-    }
-    const scalarField psi0(check ? psi : scalarField());
     const bool cacheAgglomeration =
         controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
+    const bool directSolveCoarsest =
+        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+    gpuLdu::GamgControls gamg = gamgControls();
+
+    solveLog log;
+    const auto solveStart = std::chrono::steady_clock::now();
+    gpuLduCache& c = cache();
+    const gpuLdu::Executor exec = executor();
+
+    // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
+    // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
+    const GAMGAgglomeration& agglomeration =
+        GAMGAgglomeration::New(matrix_, controlDict_);
+    log.agglomerationSeconds = secondsSince(solveStart);
+    if (agglomeration.processorAgglomerate())
+    {
+        errors().processorAgglomeration();
+    }
+
+    // Every level's interfaces and interface coefficients, as
+    // GAMGSolver's constructor makes them (cyclic, processor, ...)
+    const gpuLduGamgCouplings couplings
+    (
+        agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+        interfaces_, cmpt
+    );
+
+    // Decomposed, the ranks sharing a device as one hierarchy where they
+    // can be (gpuLduGroupSystem); else each rank its own
+    const auto systemStart = std::chrono::steady_clock::now();
+    group =
+        directSolveCoarsest
+      ? nullptr
+      : c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
+    if (group && !group->gamgShared(exec, agglomeration))
+    {
+        // each rank its own hierarchy
+        group = nullptr;
+    }
 
     gpuLdu::SolveResult result;
-    gpuLduCache* cachePtr = nullptr;
-    gpuLduGroupSystem* group = nullptr;
-    gpuLdu::GamgTimes times;
-    std::vector<int> levelCells;
-    // Seconds of the agglomeration fetch (OpenFOAM builds it on the first solve of a mesh),
-    // of the fetch or first build of the level systems, of the whole solve
-    double agglomerationSeconds = 0, systemSeconds = 0, solveSeconds = 0;
-    const auto solveStart = std::chrono::steady_clock::now();
-    try
+    if (group)
     {
-        gpuLduCache& c = cache();
-        cachePtr = &c;
-        const gpuLdu::Executor exec = executor();
-
-        // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
-        // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
-        const GAMGAgglomeration& agglomeration =
-            GAMGAgglomeration::New(matrix_, controlDict_);
-        agglomerationSeconds = secondsSince(solveStart);
-        if (agglomeration.processorAgglomerate())
-        {
-            FatalIOErrorInFunction(controlDict_)
-                << "processorAgglomerator for field " << fieldName_
-                << " (solver " << type() << ") is not available: each"
-                << " rank keeps its own levels" << nl
-                << "Remove processorAgglomerator, or use solver GAMG."
-                << exit(FatalIOError);
-        }
-
-        // Every level's interfaces and interface coefficients, as
-        // GAMGSolver's constructor makes them (cyclic, processor, ...)
-        const gpuLduGamgCouplings couplings
+        log.systemSeconds = secondsSince(systemStart);
+        result = group->solveGamg
         (
-            agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
-            interfaces_, cmpt
+            matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, couplings,
+            psi, source, controls(), gamg, gpuLduSolver::debug >= 2
         );
-
-        // Decomposed, the ranks sharing a device as one hierarchy where they
-        // can be (gpuLduGroupSystem); else each rank its own
-        const auto systemStart = std::chrono::steady_clock::now();
-        group =
-            directSolveCoarsest
-          ? nullptr
-          : c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
-        if (group && !group->gamgShared(exec, agglomeration))
+        if (const gpuLdu::GamgSystem* sys = group->gamgSystem())
         {
-            // each rank its own hierarchy
-            group = nullptr;
-        }
-        if (group)
-        {
-            systemSeconds = secondsSince(systemStart);
-            result = group->solveGamg
-            (
-                matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, couplings,
-                psi, source, controls(), gamg, gpuLduSolver::debug >= 2
-            );
-            if (const gpuLdu::GamgSystem* sys = group->gamgSystem())
-            {
-                times = sys->times();
-                levelCells = sys->levelCells();
-            }
-        }
-        else
-        {
-            gpuLdu::GamgSystem& sys =
-                c.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
-            systemSeconds = secondsSince(systemStart);
-            // gpuLduSolver 2: the V-cycle's parts timed (the device waited
-            // for between parts, which slows the solve)
-            sys.setTimed(gpuLduSolver::debug >= 2);
-            sys.setInterfaces(couplings.cells());
-
-            // directSolveCoarsest: with executor gpu, a symmetric matrix
-            // and no coupled interface on the coarsest level, the core's
-            // sparse LDL^T on the device (no host round trip per V-cycle);
-            // else OpenFOAM's LU of the coarsest level on the host (with
-            // executor cpu native's numbers, bit for bit)
-            const label coarsest = agglomeration.size();
-            bool coarsestCoupled = false;
-            const lduInterfaceFieldPtrsList& coarsestInterfaces =
-                couplings.interfaces(coarsest);
-            forAll(coarsestInterfaces, i)
-            {
-                coarsestCoupled =
-                    coarsestCoupled || coarsestInterfaces.set(i);
-            }
-            gamg.directCoarsest =
-                directSolveCoarsest
-             && exec == gpuLdu::Executor::gpu
-             && matrix_.symmetric()
-             && !coarsestCoupled;
-            // a serial coarsest level without faces: this release's solver
-            // of it (gpuLduCompat::coarsestDiagonalSolver)
-            gamg.coarsestByDiagonal =
-                gpuLduCompat::coarsestDiagonalSolver
-             && !Pstream::parRun()
-             && agglomeration.meshLevel(coarsest).lduAddr().lowerAddr().empty();
-            std::unique_ptr<directCoarsest> direct;
-            if (directSolveCoarsest && !gamg.directCoarsest)
-            {
-                direct.reset
-                (
-                    new directCoarsest
-                    (
-                        agglomeration.meshLevel(coarsest),
-                        couplings.interfaceBouCoeffs(coarsest),
-                        couplings.interfaces(coarsest)
-                    )
-                );
-            }
-            sys.setCoarsestSolver(direct.get());
-            const auto matrixStart = std::chrono::steady_clock::now();
-            sys.setMatrix
-            (
-                matrix_.diag().cdata(),
-                matrix_.upper().cdata(),
-                matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
-            );
-            const double matrixSeconds = secondsSince(matrixStart);
-            result = sys.solve
-            (
-                psi.data(),
-                source.cdata(),
-                controls(),
-                gamg,
-                couplings.couplings()
-            );
-            // upload: the matrix values, psi and the source
-            result.uploadSeconds += matrixSeconds;
-            sys.setCoarsestSolver(nullptr);
-            times = sys.times();
-            levelCells = sys.levelCells();
-        }
-        solveSeconds = secondsSince(solveStart);
-
-        if (!cacheAgglomeration)
-        {
-            // As GAMGSolver's destructor
-            c.forgetGamgSystems();
-            delete &agglomeration;
+            log.times = sys->times();
+            log.levelCells = sys->levelCells();
         }
     }
-    catch (const gpuLdu::ValueError& e)
+    else
     {
-        badValue(type(), e.bad(), *cachePtr, group, "smoother");
+        result = solveOwn
+        (
+            c, exec, agglomeration, couplings, systemStart, gamg, psi, source,
+            log
+        );
     }
-    catch (const std::exception& e)
+    log.solveSeconds = secondsSince(solveStart);
+    log.directCoarsest = gamg.directCoarsest;
+
+    if (!cacheAgglomeration)
     {
-        FatalErrorInFunction
-            << "Solving for " << fieldName_ << " with " << type()
-            << " failed: " << e.what() << exit(FatalError);
+        // As GAMGSolver's destructor
+        c.forgetGamgSystems();
+        delete &agglomeration;
     }
 
-    // (a rank of a group that is not its owner has no levels of its own)
-    if (gpuLduSolver::debug && !levelCells.empty())
-    {
-        Info<< "gpuLduSolver: " << type() << " " << fieldName_ << ": "
-            << levelCells.size() << " levels (" << levelCells.front()
-            << " to " << levelCells.back() << " cells), solve "
-            << 1e3*solveSeconds << " ms: agglomeration "
-            << 1e3*agglomerationSeconds << " ms, level systems "
-            << 1e3*systemSeconds << " ms, upload "
-            << 1e3*result.uploadSeconds << " ms, coarse matrices "
-            << 1e3*times.coarseMatrices << " ms"
-            << (gamg.directCoarsest ? " (coarsest factored by LDLT)" : "")
-            << ", smoother set-up "
-            << 1e3*times.smootherSetup << " ms, V-cycles "
-            << 1e3*result.iterateSeconds << " ms, hand-over "
-            << 1e3*result.handOverSeconds << " ms" << endl;
-    }
-    if (gpuLduSolver::debug >= 2 && !levelCells.empty())
-    {
-        Info<< "gpuLduSolver: " << type() << " " << fieldName_
-            << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
-            << " ms, coarse " << 1e3*times.smoothing
-            << " ms, restriction+prolongation " << 1e3*times.transfer
-            << " ms, coarsest " << 1e3*times.coarsest << " ms; "
-            << times.sweepLevels << " dependent sweep levels" << endl;
-    }
-
-    const solverPerformance perf = performance(type(), result);
-
-    if (check)
-    {
-        checkNative("GAMG", psi0, source, cmpt, perf);
-    }
-
-    return perf;
+    logTimes(result, log);
+    return performance(type(), result);
 }
+
+
+// ************************************************************************* //

@@ -39,7 +39,7 @@ gpuLdu::LdltOrdering Foam::LDLTGPU::ordering(const label n) const
     {
         std::vector<std::string> valid = gpuLdu::orderingNames();
         valid.insert(valid.begin(), "auto");
-        unknownKeyword("ordering", name, valid);
+        errors().unknownValue("ordering", name, valid);
     }
     return gpuLdu::LdltOrdering::natural;
 }
@@ -50,15 +50,7 @@ Foam::label Foam::LDLTGPU::factorReuse() const
     const label n = controlDict_.lookupOrDefault<label>("factorReuse", 0);
     if (n < 0)
     {
-        FatalIOErrorInFunction(controlDict_)
-            << "factorReuse " << n << " for field " << fieldName_
-            << " (solver " << type() << ")" << nl << nl
-            << "Valid values :" << nl
-            << "    0    factor again whenever the matrix values change"
-            << " (default)" << nl
-            << "    N    a factor may serve up to N solves with changed values"
-            << " (N > 0)"
-            << exit(FatalIOError);
+        errors().negativeFactorReuse(n);
     }
     return n;
 }
@@ -158,34 +150,18 @@ void Foam::LDLTGPU::notConverged
 {
     if (!anyCoupled())
     {
-        // As native: the log line shows the residual reached; the direct
-        // solve of the whole matrix went as far as rounding allows
-        WarningInFunction
-            << "Solving for " << fieldName_ << " with " << type()
-            << ": the residual is " << perf.finalResidual() << " after "
-            << perf.nIterations() << " refinement steps (tolerance "
-            << tolerance_ << ", relTol " << relTol_ << "; "
-            << f.stats.nStaticPivots << " pivots replaced by static"
-            << " pivoting): the refinement stopped gaining. The matrix is"
-            << " singular or too ill-conditioned for this tolerance." << endl;
+        errors().refinementStalled
+        (
+            perf.finalResidual(), perf.nIterations(), tolerance_, relTol_,
+            f.stats.nStaticPivots
+        );
         return;
     }
-
-    FatalErrorInFunction
-        << "Solving for " << fieldName_ << " with " << type()
-        << ": the residual is " << perf.finalResidual() << " after "
-        << perf.nIterations() << " refinement steps (maxIter " << maxIter_
-        << "; initial residual " << perf.initialResidual() << ", tolerance "
-        << tolerance_ << ", relTol " << relTol_ << ")" << nl;
-
-    FatalError
-        << "The direct solve factors each rank's local matrix; the"
-        << " coupled interfaces (processor patches of a decomposed case,"
-        << " cyclics) enter only through the residual, so the refinement"
-        << " is block Jacobi across them and has not converged." << nl
-        << "Decomposed or coupled cases need an iterative solver:"
-        << " PCGGPU or GAMGGPU (or a larger maxIter)."
-        << exit(FatalError);
+    errors().refinementNotConverged
+    (
+        perf.initialResidual(), perf.finalResidual(), perf.nIterations(),
+        maxIter_, tolerance_, relTol_
+    );
 }
 
 
@@ -204,174 +180,200 @@ bool Foam::LDLTGPU::anyCoupled() const
 }
 
 
+void Foam::LDLTGPU::logAnalysis
+(
+    const gpuLduLdltCache::factorisation& f,
+    const gpuLdu::Executor exec
+) const
+{
+    const gpuLdu::LdltAnalysis& a = f.solver->analysis();
+    Info<< type() << ": symbolic analysis for " << fieldName_
+        << " on " << gpuLdu::executorName(exec).c_str() << ": "
+        << a.n << " rows, ordering "
+        << gpuLdu::orderingName(a.ordering).c_str() << ", nnz(L) "
+        << a.nnzL << " (fill "
+        << scalar(a.nnzL)/max(scalar(a.nnzALower), scalar(1))
+        << "), " << a.flops << " flops, " << a.nSupernodes
+        << " supernodes, " << 1e3*a.seconds << " ms";
+    if (!f.analysisOf.empty())
+    {
+        Info<< " (copied from " << f.analysisOf << "'s)";
+    }
+    Info<< endl;
+}
+
+
+void Foam::LDLTGPU::refine
+(
+    gpuLduLdltCache::factorisation& f,
+    bool stale,
+    scalarField& psi,
+    const scalarField& source,
+    const direction cmpt,
+    const scalar normFactor,
+    scalarField& rA,
+    solverPerformance& perf
+) const
+{
+    const label comm = matrix().mesh().comm();
+    const bool coupled = anyCoupled();
+    scalarField wA(psi.size());
+    scalarField dx(psi.size());
+
+    // Counted and stopped as native:
+    // do { step } while ((++n < maxIter && !converged) || n < minIter)
+    for (;;)
+    {
+        const scalar before = perf.finalResidual();
+
+        // psi += A_local^-1 r;  r = b - A psi (interfaces included)
+        correction(f, rA, dx);
+        psi += dx;
+        matrix_.Amul(wA, psi, interfaceBouCoeffs_, interfaces_, cmpt);
+        rA = source - wA;
+
+        perf.finalResidual() = gSumMag(rA, comm)/normFactor;
+        ++perf.nIterations();
+
+        if (!std::isfinite(perf.finalResidual()))
+        {
+            errors().nonFiniteRefinement
+            (
+                perf.finalResidual(), perf.nIterations()
+            );
+        }
+
+        const bool converged = perf.checkConvergence(tolerance_, relTol_);
+        if
+        (
+            (converged || perf.nIterations() >= maxIter_)
+         && perf.nIterations() >= minIter_
+        )
+        {
+            break;
+        }
+
+        // With the current values factored and no interfaces, a step
+        // that gains nothing has reached rounding: more cannot help
+        if (!stale && !coupled && perf.finalResidual() >= before)
+        {
+            break;
+        }
+
+        // A factor of other values is a preconditioner only: once a
+        // step with it gains less than half, factor the current values
+        if (stale && perf.finalResidual() > 0.5*before)
+        {
+            factorise(f);
+            stale = false;
+            if (debug)
+            {
+                Info<< type() << ": " << fieldName_ << ": factorised"
+                    << " (the reused factor gained less than half) in "
+                    << 1e3*f.stats.seconds << " ms" << endl;
+            }
+        }
+    }
+}
+
+
+// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
+
 Foam::wordList Foam::LDLTGPU::keywords() const
 {
     return wordList{"executor", "ordering", "factorReuse"};
 }
 
 
-// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+void Foam::LDLTGPU::checkControls(const label nCells) const
+{
+    executor();
+    ordering(nCells);
+    factorReuse();
+}
 
-Foam::solverPerformance Foam::LDLTGPU::solve
+
+Foam::word Foam::LDLTGPU::pivotRole() const
+{
+    // (the core's LDL^T replaces small pivots by static pivoting: it
+    // reports none)
+    return "direct solver";
+}
+
+
+Foam::solverPerformance Foam::LDLTGPU::solveSystem
 (
     scalarField& psi,
     const scalarField& source,
-    const direction cmpt
+    const direction cmpt,
+    gpuLduGroupSystem*&
 ) const
 {
-    // The controls first: a bad one stops the run at its first solve
-    checkKeywords();
-    const gpuLdu::Executor exec = executor();
-    const gpuLdu::LdltOrdering order = ordering(psi.size());
-    const label reuse = factorReuse();
-
     solverPerformance perf(typeName, fieldName_);
 
     const label nCells = psi.size();
-    const label comm = matrix().mesh().comm();
-
-    scalarField wA(nCells);
-    scalarField dx(nCells);
 
     // r = b - A psi, the coupled interfaces included (Amul)
+    scalarField wA(nCells);
     matrix_.Amul(wA, psi, interfaceBouCoeffs_, interfaces_, cmpt);
     scalarField rA(source - wA);
 
     gpuLduCompat::setResidualField(matrix(), rA, fieldName_, true);
 
-    // Native normalisation: normFactor from A psi (dx as its scratch), the
+    // Native normalisation: normFactor from A psi (a scratch field), the
     // residual's global 1-norm over it
-    const scalar normFactor = this->normFactor(psi, source, wA, dx);
+    scalarField scratch(nCells);
+    const scalar normFactor = this->normFactor(psi, source, wA, scratch);
 
     if (lduMatrix::debug >= 2)
     {
         Info<< "   Normalisation factor = " << normFactor << endl;
     }
 
-    perf.initialResidual() = gSumMag(rA, comm)/normFactor;
+    perf.initialResidual() = gSumMag(rA, matrix().mesh().comm())/normFactor;
     perf.finalResidual() = perf.initialResidual();
 
-    // Converged already: no factorisation, 0 iterations (as native)
+    // Converged already: no device, no factorisation, 0 iterations (as
+    // native)
     if (minIter_ == 0 && perf.checkConvergence(tolerance_, relTol_))
     {
         return perf;
     }
 
     const auto start = std::chrono::steady_clock::now();
-    gpuLduLdltCache::factorisation* fPtr = nullptr;
-    try
+
+    // This rank's device chosen (gpuLduDevices), then the direct
+    // solver's own per-mesh state
+    const fvMesh& mesh = cache().mesh();
+    gpuLduLdltCache& ldlt =
+        const_cast<gpuLduLdltCache&>(gpuLduLdltCache::New(mesh));
+
+    bool built = false;
+    const gpuLdu::Executor exec = executor();
+    gpuLduLdltCache::factorisation& f =
+        ldlt.of(fieldName_, matrix_.lduAddr(), exec, ordering(nCells), built);
+    if (built)
     {
-        // This rank's device chosen (gpuLduDevices), then the direct
-        // solver's own per-mesh state
-        const fvMesh& mesh = cache().mesh();
-        gpuLduLdltCache& ldlt =
-            const_cast<gpuLduLdltCache&>(gpuLduLdltCache::New(mesh));
-
-        bool built = false;
-        gpuLduLdltCache::factorisation& f =
-            ldlt.of(fieldName_, matrix_.lduAddr(), exec, order, built);
-        fPtr = &f;
-
-        if (built)
-        {
-            const gpuLdu::LdltAnalysis& a = f.solver->analysis();
-            Info<< type() << ": symbolic analysis for " << fieldName_
-                << " on " << gpuLdu::executorName(exec).c_str() << ": "
-                << a.n << " rows, ordering "
-                << gpuLdu::orderingName(a.ordering).c_str() << ", nnz(L) "
-                << a.nnzL << " (fill "
-                << scalar(a.nnzL)/max(scalar(a.nnzALower), scalar(1))
-                << "), " << a.flops << " flops, " << a.nSupernodes
-                << " supernodes, " << 1e3*a.seconds << " ms";
-            if (!f.analysisOf.empty())
-            {
-                Info<< " (copied from " << f.analysisOf << "'s)";
-            }
-            Info<< endl;
-        }
-
-        bool stale = prepare(ldlt, f, reuse);
-        const bool coupled = anyCoupled();
-
-        // Refinement in OpenFOAM's terms, counted and stopped as native:
-        // do { step } while ((++n < maxIter && !converged) || n < minIter)
-        for (;;)
-        {
-            const scalar before = perf.finalResidual();
-
-            // psi += A_local^-1 r;  r = b - A psi (interfaces included)
-            correction(f, rA, dx);
-            psi += dx;
-            matrix_.Amul(wA, psi, interfaceBouCoeffs_, interfaces_, cmpt);
-            rA = source - wA;
-
-            perf.finalResidual() = gSumMag(rA, comm)/normFactor;
-            ++perf.nIterations();
-
-            if (!std::isfinite(perf.finalResidual()))
-            {
-                FatalErrorInFunction
-                    << "Solving for " << fieldName_ << " with " << type()
-                    << ": the residual became " << perf.finalResidual()
-                    << " at refinement step " << perf.nIterations() << nl
-                    << "The matrix or source is not finite."
-                    << exit(FatalError);
-            }
-
-            const bool converged =
-                perf.checkConvergence(tolerance_, relTol_);
-            if
-            (
-                (converged || perf.nIterations() >= maxIter_)
-             && perf.nIterations() >= minIter_
-            )
-            {
-                break;
-            }
-
-            // With the current values factored and no interfaces, a step
-            // that gains nothing has reached rounding: more cannot help
-            if (!stale && !coupled && perf.finalResidual() >= before)
-            {
-                break;
-            }
-
-            // A factor of other values is a preconditioner only: once a
-            // step with it gains less than half, factor the current values
-            if (stale && perf.finalResidual() > 0.5*before)
-            {
-                factorise(f);
-                stale = false;
-                if (debug)
-                {
-                    Info<< type() << ": " << fieldName_ << ": factorised"
-                        << " (the reused factor gained less than half) in "
-                        << 1e3*f.stats.seconds << " ms" << endl;
-                }
-            }
-        }
+        logAnalysis(f, exec);
     }
-    catch (const std::exception& e)
-    {
-        FatalErrorInFunction
-            << "Solving for " << fieldName_ << " with " << type()
-            << " failed: " << e.what() << exit(FatalError);
-    }
+
+    const bool stale = prepare(ldlt, f, factorReuse());
+    refine(f, stale, psi, source, cmpt, normFactor, rA, perf);
 
     gpuLduCompat::setResidualField(matrix(), rA, fieldName_, false);
 
     if (debug)
     {
         Info<< type() << ": " << fieldName_ << ": " << perf.nIterations()
-            << " refinement steps, " << fPtr->nFactorised
-            << " factorisations, direct solves " << 1e3*fPtr->solveSeconds
+            << " refinement steps, " << f.nFactorised
+            << " factorisations, direct solves " << 1e3*f.solveSeconds
             << " ms, whole solve " << 1e3*secondsSince(start) << " ms"
             << endl;
     }
 
     if (!perf.converged())
     {
-        notConverged(perf, *fPtr);
+        notConverged(perf, f);
     }
 
     return perf;

@@ -15,14 +15,9 @@ namespace Foam
         addPBiCGGPUAsymMatrixConstructorToTable_;
 }
 
-// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
-Foam::solverPerformance Foam::PBiCGGPU::solve
-(
-    scalarField& psi,
-    const scalarField& source,
-    const direction cmpt
-) const
+gpuLdu::KrylovMethod Foam::PBiCGGPU::method() const
 {
-    return solveWith(gpuLdu::KrylovMethod::PBiCG, psi, source, cmpt);
+    return gpuLdu::KrylovMethod::PBiCG;
 }

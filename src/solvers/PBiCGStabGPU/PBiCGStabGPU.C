@@ -18,14 +18,9 @@ namespace Foam
         addPBiCGStabGPUAsymMatrixConstructorToTable_;
 }
 
-// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
-Foam::solverPerformance Foam::PBiCGStabGPU::solve
-(
-    scalarField& psi,
-    const scalarField& source,
-    const direction cmpt
-) const
+gpuLdu::KrylovMethod Foam::PBiCGStabGPU::method() const
 {
-    return solveWith(gpuLdu::KrylovMethod::PBiCGStab, psi, source, cmpt);
+    return gpuLdu::KrylovMethod::PBiCGStab;
 }

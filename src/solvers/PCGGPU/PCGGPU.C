@@ -15,14 +15,9 @@ namespace Foam
         addPCGGPUSymMatrixConstructorToTable_;
 }
 
-// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
+// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
-Foam::solverPerformance Foam::PCGGPU::solve
-(
-    scalarField& psi,
-    const scalarField& source,
-    const direction cmpt
-) const
+gpuLdu::KrylovMethod Foam::PCGGPU::method() const
 {
-    return solveWith(gpuLdu::KrylovMethod::PCG, psi, source, cmpt);
+    return gpuLdu::KrylovMethod::PCG;
 }
