@@ -541,7 +541,7 @@ Foam::solverPerformance Foam::gpuLduSolver::solveWith
         preconditionerType(preconditionerName, method);
 
     const bool check = controlDict_.lookupOrDefault<bool>("checkNative", false);
-    if (check && preconditioner == gpuLdu::Preconditioner::ILU0)
+    if (check && !gpuLdu::isOpenFOAMs(preconditioner))
     {
         FatalIOErrorInFunction(controlDict_)
             << "checkNative for field " << fieldName_ << " compares with "
