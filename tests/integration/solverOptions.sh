@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The user-facing options of the GPU solvers on the icoFoam cavity: the dictionary form of the
-# preconditioner entry, and the errors for bad input (unknown preconditioner, unknown executor,
+# preconditioner entry, and the errors for bad input (unknown preconditioner, checkNative with
+# ILU0, unknown executor,
 # executor gpu without a usable GPU, PCGGPU on an asymmetric matrix, a residual that becomes
 # NaN, an unknown matrixFormat) and the log line of matrixFormat auto. U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
 # follows p's. Usage: solverOptions.sh
@@ -46,6 +47,11 @@ expect "log line reads DICPCGGPU" logHas "DICPCGGPU:  Solving for p, Initial res
 runCavity badPrecond 's/executor .*gpu;/executor cpu;/; s/preconditioner  DIC;/preconditioner  DILU;/'
 expect "unknown preconditioner is a FatalIOError naming it and the valid ones" \
     eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "Unknown preconditioner DILU" && logHas "FDIC" && logHas "diagonal"'
+
+# 2b. checkNative with a preconditioner that native does not have (the registry's isOpenFOAMs)
+runCavity checkNativeIlu0 's/executor .*gpu;/executor cpu; checkNative true;/; s/preconditioner  DIC;/preconditioner  ILU0;/'
+expect "checkNative with ILU0 is a FatalIOError: it has no native counterpart" \
+    eval 'test $status -ne 0 && logHas "FOAM FATAL IO ERROR" && logHas "ILU0 has no native counterpart"'
 
 # 3. an unknown executor stops with the list of valid ones
 runCavity badExecutor 's/executor .*gpu;/executor tpu;/'
