@@ -217,39 +217,6 @@ double trapezoid(double k, double m)
 
 } // namespace
 
-std::string orderingName(LdltOrdering ordering)
-{
-    switch (ordering)
-    {
-        case LdltOrdering::natural: return "natural";
-        case LdltOrdering::amd: return "AMD";
-        case LdltOrdering::metis: return "METIS";
-    }
-    return "unknown";
-}
-
-std::vector<std::string> orderingNames()
-{
-    return {orderingName(LdltOrdering::amd), orderingName(LdltOrdering::metis), orderingName(LdltOrdering::natural)};
-}
-
-LdltOrdering orderingFromName(const std::string& name)
-{
-    for (const LdltOrdering o : {LdltOrdering::amd, LdltOrdering::metis, LdltOrdering::natural})
-    {
-        if (name == orderingName(o))
-        {
-            return o;
-        }
-    }
-    std::string valid;
-    for (const std::string& n : orderingNames())
-    {
-        valid += " " + n;
-    }
-    throw Error("Unknown ordering " + name + "; valid orderings are :" + valid);
-}
-
 LdltOrdering autoOrdering(int n)
 {
     return n < 5000 ? LdltOrdering::amd : LdltOrdering::metis;

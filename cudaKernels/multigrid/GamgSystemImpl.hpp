@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // OpenFOAM's GAMG on a backend B (src/OpenFOAM/matrices/lduMatrix/solvers/GAMG/): a system per
 // level (the finest from the host's values, the coarse ones summed on the backend:
-// Agglomeration.hpp), OpenFOAM's smoothers on each (SmootherRows.hpp, the DIC/DILU
-// preconditioner sweeps), and the V-cycle of GAMGSolverSolve.C with the correction scaling of
+// Agglomeration.hpp), a smoother on each (Smoothers.hpp: the classes of SmootherList.hpp), and
+// the V-cycle of GAMGSolverSolve.C with the correction scaling of
 // GAMGSolverScale.C and the interpolation of GAMGSolverInterpolate.C, step for step. Compiled
 // once per backend (cpuSystem.cpp, gpuSystem.cu).
 
@@ -11,15 +11,12 @@
 
 #include "direct/LdltImpl.hpp"
 #include "multigrid/Agglomeration.hpp"
-#include "multigrid/JacobiSmoothers.hpp"
 #include "multigrid/SmootherRows.hpp"
+#include "multigrid/Smoothers.hpp"
 #include "system/LduSystemImpl.hpp"
 
 #include <thrust/copy.h>
 #include <thrust/fill.h>
-#include <thrust/functional.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/transform_reduce.h>
 
 #include <algorithm>
 #include <chrono>
@@ -56,18 +53,6 @@ struct ScaleCorrection
     }
 };
 
-//- y += x
-struct AddTo
-{
-    const double* x;
-    double* y;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        y[i] += x[i];
-    }
-};
-
 } // namespace detail
 
 template<class B>
@@ -82,11 +67,8 @@ class GamgSystemImpl : public GamgSystem
     //  steps_[k]. OpenFOAM's coarseCorrFields[k] and coarseSources[k] live on systems_[k + 1]
     std::vector<std::unique_ptr<Level>> systems_;
     std::vector<Agglomeration<B>> steps_;
-    //- Per level: the Gershgorin bound of D^-1 A (the Chebyshev smoother's), and where the
-    //  level has coupled interfaces and a Jacobi-like smoother, each row's sum of |interface
-    //  coefficient| (empty: none)
-    std::vector<double> chebyshevBound_;
-    std::vector<Vector<double>> interfaceMagnitude_;
+    //- Per level: its smoothers (each built on first use)
+    std::vector<Smoothers<B>> smoothers_;
     //- Per level, during a solve: its coupling (sums, interfaces); none_ where solve got none
     std::vector<const Coupling*> couplings_;
     const Coupling none_;
@@ -162,135 +144,17 @@ class GamgSystemImpl : public GamgSystem
         return couplings_.empty() ? none_ : *couplings_[k];
     }
 
-    //- The source a sweep of level k reads: b itself, or where the level has coupled
-    //  interfaces b' = b plus their terms of x (the Gauss-Seidel smoothers' bPrime, OpenFOAM's
-    //  interface update with add = false), in interfaceSource_
-    const double* sourceWithInterfaces(int k, const double* b, const double* x)
+    //- What a smoother of level k works with
+    SmootherLevel<B> smootherLevel(int k)
     {
-        Level& level = *systems_[k];
-        if (!level.hasInterfaces(coupling(k)))
-        {
-            return b;
-        }
-        double* bPrime = ptr(interfaceSource_);
-        thrust::copy_n(B::policy(), b, level.n(), bPrime);
-        level.addInterfaceResidual(bPrime, x, coupling(k));
-        return bPrime;
+        return SmootherLevel<B>{*systems_[k], coupling(k), {ptr(smootherWork_[0]), ptr(smootherWork_[1])},
+                                ptr(interfaceSource_), symmetric_, &times_.sweepLevels};
     }
 
     //- The smoother on level k (0 the finest): nSweeps sweeps of psi towards A psi = b
     void smooth(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
     {
-        switch (smoother)
-        {
-            case GamgSmoother::GaussSeidel:
-                gaussSeidel(k, psi, b, nSweeps, false);
-                break;
-            case GamgSmoother::symGaussSeidel:
-                gaussSeidel(k, psi, b, nSweeps, true);
-                break;
-            case GamgSmoother::DIC:
-            case GamgSmoother::DILU:
-                incompleteFactor(k, psi, b, nSweeps);
-                break;
-            case GamgSmoother::DICGaussSeidel:
-            case GamgSmoother::DILUGaussSeidel:
-                incompleteFactor(k, psi, b, nSweeps);
-                gaussSeidel(k, psi, b, nSweeps, false);
-                break;
-            case GamgSmoother::l1Jacobi:
-            case GamgSmoother::Chebyshev:
-                jacobiLike(k, smoother, psi, b, nSweeps);
-                break;
-        }
-    }
-
-    //- The plugin's l1Jacobi and Chebyshev smoothers (JacobiSmoothers.hpp): each sweep reads
-    //  one vector and writes the other of psi and a work vector; the last written is psi's.
-    //  Coupled interfaces enter as Jacobi terms of the old values, through b'.
-    void jacobiLike(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
-    {
-        const Level& level = *systems_[k];
-        const CsrMatrix<B>& A = level.matrix();
-        const int n = level.n();
-        double* x = psi;
-        double* xNew = ptr(smootherWork_[0]);
-        const ChebyshevCoefficients c(chebyshevBound_[k], smoother == GamgSmoother::Chebyshev ? nSweeps : 0);
-        const double* magnitudes = interfaceMagnitude_[k].empty() ? nullptr : ptr(interfaceMagnitude_[k]);
-        for (int sweep = 0; sweep < nSweeps; ++sweep)
-        {
-            const double* bPrime = sourceWithInterfaces(k, b, x);
-            if (smoother == GamgSmoother::l1Jacobi)
-            {
-                forEach<B>(0, n, detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes,
-                                                     bPrime, x, xNew});
-            }
-            else
-            {
-                forEach<B>(0, n, detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), bPrime, x,
-                                                      ptr(smootherWork_[1]), xNew, c.cd[sweep], c.cr[sweep]});
-            }
-            std::swap(x, xNew);
-        }
-        if (x != psi)
-        {
-            thrust::copy_n(B::policy(), x, n, psi);
-        }
-    }
-
-    //- GaussSeidelSmoother / symGaussSeidelSmoother on level k: each sweep from b' (b and the
-    //  interfaces' terms of psi), the new values into a work vector (they hold notReady until
-    //  written), then back into psi
-    void gaussSeidel(int k, double* psi, const double* source, int nSweeps, bool symmetric)
-    {
-        Level& level = *systems_[k];
-        const CsrMatrix<B>& A = level.matrix();
-        const int n = level.n();
-        double* y = ptr(smootherWork_[0]);
-        double* bPrime = ptr(smootherWork_[1]);
-        const auto& lower = level.preconditioners().lowerSchedule();
-        const auto& upper = level.preconditioners().upperSchedule();
-        times_.sweepLevels += long(nSweeps)*(lower.nLevels() + (symmetric ? upper.nLevels() : 0));
-        for (int sweep = 0; sweep < nSweeps; ++sweep)
-        {
-            const double* b = sourceWithInterfaces(k, source, psi);
-            thrust::fill_n(B::policy(), y, n, notReady());
-            lower.sweep(detail::GaussSeidelRow<false>{
-                lower.rows(), ptr(A.rowStart), ptr(A.col),
-                ptr(A.diagPos), ptr(A.val), b, psi, y, symmetric ? bPrime : nullptr});
-            if (symmetric)
-            {
-                thrust::fill_n(B::policy(), psi, n, notReady());
-                upper.sweep(detail::GaussSeidelRow<true>{
-                    upper.rows(), ptr(A.rowStart), ptr(A.col),
-                    ptr(A.diagPos), ptr(A.val), bPrime, nullptr, psi, nullptr});
-            }
-            else
-            {
-                thrust::copy_n(B::policy(), y, n, psi);
-            }
-        }
-    }
-
-    //- DICSmoother, FDICSmoother, DILUSmoother on level k: rA = b - A psi (lduMatrix::residual,
-    //  the interfaces' terms after the rows'), its DIC/DILU sweeps (the preconditioner's, set up
-    //  for the level), psi += rA
-    void incompleteFactor(int k, double* psi, const double* b, int nSweeps)
-    {
-        Level& level = *systems_[k];
-        const CsrMatrix<B>& A = level.matrix();
-        const int n = level.n();
-        double* rA = ptr(smootherWork_[0]);
-        double* wA = ptr(smootherWork_[1]);
-        times_.sweepLevels += long(nSweeps)*(level.preconditioners().lowerSchedule().nLevels()
-                                             + level.preconditioners().upperSchedule().nLevels());
-        for (int sweep = 0; sweep < nSweeps; ++sweep)
-        {
-            forEach<B>(0, n, detail::ResidualRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, psi, rA});
-            level.addInterfaceResidual(rA, psi, coupling(k));
-            level.preconditioners().dicDilu().apply(wA, rA);
-            forEach<B>(0, n, detail::AddTo{wA, psi});
-        }
+        smoothers_[k].smooth(smoother, smootherLevel(k), psi, b, nSweeps);
     }
 
     //- GAMGSolver::scale: field = sf*field + (source - sf*A field)/D, sf the ratio of
@@ -330,12 +194,13 @@ class GamgSystemImpl : public GamgSystem
     }
 
     //- Whether the V-cycle divides by level k's diagonal: the levels it smooths (all but the
-    //  coarsest, which is solved) with any smoother but DIC and DILU (whose pivots their
-    //  factorisation checks), or where the correction is scaled or interpolated
+    //  coarsest, which is solved) with a smoother that dividesByDiagonal (all but DIC and DILU,
+    //  whose pivots their factorisation checks), or where the correction is scaled or
+    //  interpolated
     bool dividesByDiagonal(int k, const GamgControls& c) const
     {
-        const bool incompleteFactor = c.smoother == GamgSmoother::DIC || c.smoother == GamgSmoother::DILU;
-        return k < nCoarse() && (!incompleteFactor || c.scaleCorrection || c.interpolateCorrection);
+        return k < nCoarse()
+            && (Smoothers<B>::dividesByDiagonal(c.smoother) || c.scaleCorrection || c.interpolateCorrection);
     }
 
     //- A smoother's numeric set-up on level k (setupSmootherOf); a zero or non-finite pivot
@@ -352,10 +217,9 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
-    //- A smoother's numeric set-up on level k: the DIC/DILU factor, where it has one; for the
-    //  Jacobi-like ones the interfaces' magnitudes of each row, and Chebyshev's Gershgorin
-    //  bound of D^-1 A (the maximum over all ranks). First, where the V-cycle divides by it
-    //  (checkDiagonal), the level's diagonal is checked: zero or not finite is a ValueError.
+    //- A smoother's numeric set-up on level k (Smoothers::setup). First, where the V-cycle
+    //  divides by it (checkDiagonal), the level's diagonal is checked: zero or not finite is a
+    //  ValueError.
     void setupSmootherOf(int k, GamgSmoother smoother, bool checkDiagonal)
     {
         Level& level = *systems_[k];
@@ -363,33 +227,7 @@ class GamgSystemImpl : public GamgSystem
         {
             checkPivots<B>("diagonal", diag(level), nullptr, level.n());
         }
-        interfaceMagnitude_[k].clear();
-        const bool jacobiLike = smoother == GamgSmoother::l1Jacobi || smoother == GamgSmoother::Chebyshev;
-        if (jacobiLike && level.hasInterfaces(coupling(k)))
-        {
-            interfaceMagnitude_[k].resize(level.n());
-            thrust::fill_n(B::policy(), ptr(interfaceMagnitude_[k]), level.n(), 0.0);
-            level.addInterfaceMagnitudes(ptr(interfaceMagnitude_[k]), coupling(k));
-        }
-        switch (smoother)
-        {
-            case GamgSmoother::GaussSeidel:
-            case GamgSmoother::symGaussSeidel:
-            case GamgSmoother::l1Jacobi:
-                break;
-            case GamgSmoother::Chebyshev:
-            {
-                const CsrMatrix<B>& A = level.matrix();
-                const double* magnitudes = interfaceMagnitude_[k].empty() ? nullptr : ptr(interfaceMagnitude_[k]);
-                chebyshevBound_[k] = coupling(k).maximum(thrust::transform_reduce(
-                    B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(level.n()),
-                    detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes},
-                    0.0, thrust::maximum<double>()));
-                break;
-            }
-            default:
-                level.preconditioners().setup(symmetric_ ? Preconditioner::DIC : Preconditioner::DILU);
-        }
+        smoothers_[k].setup(smoother, smootherLevel(k));
     }
 
     //- GAMGSolver::Vcycle
@@ -515,7 +353,7 @@ class GamgSystemImpl : public GamgSystem
         controls.tolerance = gamgControls.tolerance;
         controls.relTol = gamgControls.relTol;
         const KrylovMethod method = symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
-        const Preconditioner preconditioner = symmetric_ ? Preconditioner::DIC : Preconditioner::DILU;
+        const Preconditioner preconditioner = Preconditioner::named(symmetric_ ? "DIC" : "DILU");
         if (directCoarsest_)
         {
             coarsestLdlt_->applyInverse(ptr(src_[k]), ptr(corr_[k]));
@@ -647,8 +485,7 @@ public:
             systems_.push_back(std::make_unique<Level>(level.coarse));
             finer = level.coarse;
         }
-        chebyshevBound_.assign(systems_.size(), 0.0);
-        interfaceMagnitude_.resize(systems_.size());
+        smoothers_.resize(systems_.size());
         for (int k = 0; k < nCoarse(); ++k)
         {
             corr_.emplace_back(systems_[k + 1]->n());
@@ -709,7 +546,7 @@ public:
         const std::size_t n = finest.n();
         couplings_.assign(systems_.size(), &none_);
         couplings_[0] = &finestCoupling;
-        setupSmoother(0, smoother, smoother != GamgSmoother::DIC && smoother != GamgSmoother::DILU);
+        setupSmoother(0, smoother, Smoothers<B>::dividesByDiagonal(smoother));
         finest.workspace().upload(finest.psi(), {{psi, n}});
         finest.workspace().upload(finest.source(), {{b, n}});
         smooth(0, smoother, finest.psi(), finest.source(), nSweeps);

@@ -201,6 +201,18 @@ struct NegativeQuotient
     }
 };
 
+//- y += x
+struct AddTo
+{
+    const double* x;
+    double* y;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        y[i] += x[i];
+    }
+};
+
 } // namespace detail
 
 } // namespace gpuLdu

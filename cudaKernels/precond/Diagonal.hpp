@@ -8,6 +8,7 @@
 
 #include "matrix/CsrMatrix.hpp"
 #include "matrix/ValueCheck.hpp"
+#include "system/Registry.hpp"
 
 namespace gpuLdu
 {
@@ -49,9 +50,9 @@ class NoPreconditioner
     int n_;
 
 public:
-    explicit NoPreconditioner(int n)
+    explicit NoPreconditioner(const CsrMatrix<B>& A)
     :
-        n_(n)
+        n_(A.nRows)
     {}
 
     void setup(const char* = "none")
@@ -104,6 +105,32 @@ public:
         apply(w, r);
     }
 };
+
+namespace preconditioners
+{
+
+//- OpenFOAM's noPreconditioner (the registry's first: Preconditioner's default)
+struct None
+{
+    static constexpr Variant variants[] = {{"none", Takes::both, nullptr}};
+    static constexpr bool openFOAMs = true;
+    //- Built from A alone (no level schedules)
+    static constexpr bool needsSchedules = false;
+    template<class B>
+    using Type = NoPreconditioner<B>;
+};
+
+//- OpenFOAM's diagonalPreconditioner
+struct Diagonal
+{
+    static constexpr Variant variants[] = {{"diagonal", Takes::both, nullptr}};
+    static constexpr bool openFOAMs = true;
+    static constexpr bool needsSchedules = false;
+    template<class B>
+    using Type = DiagonalPreconditioner<B>;
+};
+
+} // namespace preconditioners
 
 } // namespace gpuLdu
 

@@ -16,6 +16,7 @@
 #include "matrix/CsrMatrix.hpp"
 #include "matrix/ValueCheck.hpp"
 #include "sweep/LevelSchedule.hpp"
+#include "system/Registry.hpp"
 #include "sweep/WaitProtocol.hpp"
 
 #include <thrust/fill.h>
@@ -445,6 +446,27 @@ public:
         applyAny<true>(w, r);
     }
 };
+
+namespace preconditioners
+{
+
+//- OpenFOAM's DICPreconditioner (FDICPreconditioner: the same arithmetic, rD*upper cached) and
+//  DILUPreconditioner: one class, DIC being DILU with lower = upper
+struct DicDilu
+{
+    static constexpr Variant variants[] =
+    {
+        {"DIC", Takes::symmetric, "FDIC"},
+        {"DILU", Takes::asymmetric, nullptr}
+    };
+    static constexpr bool openFOAMs = true;
+    //- Built on the lower and upper level schedules
+    static constexpr bool needsSchedules = true;
+    template<class B>
+    using Type = DicDiluPreconditioner<B>;
+};
+
+} // namespace preconditioners
 
 } // namespace gpuLdu
 

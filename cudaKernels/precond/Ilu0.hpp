@@ -11,6 +11,7 @@
 #include "matrix/ValueCheck.hpp"
 #include "sweep/LevelSchedule.hpp"
 #include "sweep/WaitProtocol.hpp"
+#include "system/Registry.hpp"
 
 namespace gpuLdu
 {
@@ -172,6 +173,22 @@ public:
         sweeps<true>(w, r);
     }
 };
+
+namespace preconditioners
+{
+
+//- The zero-fill incomplete LU of the CSR matrix: the plugin's own (native has none: no
+//  checkNative), taken on both kinds of matrix
+struct Ilu0
+{
+    static constexpr Variant variants[] = {{"ILU0", Takes::both, nullptr}};
+    static constexpr bool openFOAMs = false;
+    static constexpr bool needsSchedules = true;
+    template<class B>
+    using Type = Ilu0Preconditioner<B>;
+};
+
+} // namespace preconditioners
 
 } // namespace gpuLdu
 

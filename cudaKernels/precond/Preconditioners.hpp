@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The preconditioners of one system, built for the pattern once (the level schedules the
-// triangular ones share, their packed patterns: on first use, so that a system that never
-// takes them, e.g. a GAMG level under a Jacobi-like smoother, never pays for them) and set up
-// per solve from the matrix values:
-// none and diagonal (Diagonal.hpp), DIC/DILU (DicDilu.hpp), ILU0 (Ilu0.hpp). Each has setup,
-// apply (OpenFOAM's precondition) and applyT (preconditionT); this class forwards to the one
-// chosen at setup.
+// The preconditioners of one system (precond/PreconditionerList.hpp), each built on first use:
+// the level schedules the triangular ones (and GAMG's Gauss-Seidel smoothers) share, and each
+// preconditioner's own state, so that a system that never takes one (e.g. a GAMG level under a
+// Jacobi-like smoother) never pays for it. Set up per solve from the matrix values; each has
+// setup, apply (OpenFOAM's precondition) and applyT (preconditionT); this class forwards to the
+// one chosen at setup (a host-side dispatch generated from the list).
 
 #ifndef GPULDU_PRECONDITIONERS_HPP
 #define GPULDU_PRECONDITIONERS_HPP
 
-#include "precond/DicDilu.hpp"
-#include "precond/Diagonal.hpp"
-#include "precond/Ilu0.hpp"
+#include "precond/PreconditionerList.hpp"
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -25,21 +23,27 @@ namespace gpuLdu
 template<class B>
 class Preconditioners
 {
-    //- What the triangular preconditioners (and GAMG's Gauss-Seidel smoothers) share: the level
-    //  schedules, and the preconditioners that hold them (so it never moves: built in place)
-    struct Triangular
+    template<class List>
+    struct Instances;
+
+    //- One lazily built instance per entry of the list
+    template<class... Entries>
+    struct Instances<TypeList<Entries...>>
+    {
+        using type = std::tuple<std::unique_ptr<typename Entries::template Type<B>>...>;
+    };
+
+    //- The lower and upper triangles' level schedules (built in place: the preconditioners
+    //  that use them hold references)
+    struct Schedules
     {
         LevelSchedule<B> lower;
         LevelSchedule<B> upper;
-        DicDiluPreconditioner<B> dicDilu;
-        Ilu0Preconditioner<B> ilu0;
 
-        Triangular(const CsrMatrix<B>& A, const LduAddressingView& addr)
+        explicit Schedules(const LduAddressingView& addr)
         :
             lower(lowerLevelSchedule(addr)),
-            upper(upperLevelSchedule(addr)),
-            dicDilu(A, lower, upper),
-            ilu0(A, lower, upper)
+            upper(upperLevelSchedule(addr))
         {}
     };
 
@@ -49,45 +53,29 @@ class Preconditioners
     int nCells_;
     std::vector<int> lowerAddr_;
     std::vector<int> upperAddr_;
-    mutable std::unique_ptr<Triangular> triangular_;
+    mutable std::unique_ptr<Schedules> schedules_;
     int oneLaunchBlocks_ = -1;
 
-    NoPreconditioner<B> none_;
-    DiagonalPreconditioner<B> diagonal_;
-    Preconditioner type_ = Preconditioner::none;
+    mutable typename Instances<PreconditionerList>::type instances_;
+    Preconditioner type_;
 
-    Triangular& triangular() const
+    const Schedules& schedules() const
     {
-        if (!triangular_)
+        if (!schedules_)
         {
             const LduAddressingView addr{nCells_, int(lowerAddr_.size()), lowerAddr_.data(), upperAddr_.data()};
-            triangular_ = std::make_unique<Triangular>(A_, addr);
-            triangular_->lower.setOneLaunchBlocks(oneLaunchBlocks_);
-            triangular_->upper.setOneLaunchBlocks(oneLaunchBlocks_);
+            schedules_ = std::make_unique<Schedules>(addr);
+            schedules_->lower.setOneLaunchBlocks(oneLaunchBlocks_);
+            schedules_->upper.setOneLaunchBlocks(oneLaunchBlocks_);
         }
-        return *triangular_;
+        return *schedules_;
     }
 
     //- f(the preconditioner of self.type_), const where self is
     template<class Self, class F>
     static void withChosen(Self& self, const F& f)
     {
-        switch (self.type_)
-        {
-            case Preconditioner::none:
-                f(self.none_);
-                break;
-            case Preconditioner::diagonal:
-                f(self.diagonal_);
-                break;
-            case Preconditioner::DIC:
-            case Preconditioner::DILU:
-                f(self.triangular().dicDilu);
-                break;
-            case Preconditioner::ILU0:
-                f(self.triangular().ilu0);
-                break;
-        }
+        PreconditionerRegistry::visit(self.type_.id(), [&](auto entry) { f(self.template instance<decltype(entry)>()); });
     }
 
 public:
@@ -96,10 +84,29 @@ public:
         A_(A),
         nCells_(addr.nCells),
         lowerAddr_(addr.lower, addr.lower + addr.nFaces),
-        upperAddr_(addr.upper, addr.upper + addr.nFaces),
-        none_(A.nRows),
-        diagonal_(A)
+        upperAddr_(addr.upper, addr.upper + addr.nFaces)
     {}
+
+    //- The preconditioner of an entry of the list, built on first use (on the level schedules
+    //  where the entry needsSchedules)
+    template<class Entry>
+    typename Entry::template Type<B>& instance() const
+    {
+        auto& p = std::get<PreconditionerRegistry::indexOf<Entry>()>(instances_);
+        if (!p)
+        {
+            using Type = typename Entry::template Type<B>;
+            if constexpr (Entry::needsSchedules)
+            {
+                p = std::make_unique<Type>(A_, schedules().lower, schedules().upper);
+            }
+            else
+            {
+                p = std::make_unique<Type>(A_);
+            }
+        }
+        return *p;
+    }
 
     //- The cells of face f: its lower and upper cell (the addressing kept for the build)
     std::pair<int, int> faceCells(int f) const
@@ -111,45 +118,41 @@ public:
     //  triangles
     const LevelSchedule<B>& lowerSchedule() const
     {
-        return triangular().lower;
+        return schedules().lower;
     }
 
     const LevelSchedule<B>& upperSchedule() const
     {
-        return triangular().upper;
+        return schedules().upper;
     }
 
     //- How the GPU sweeps (LevelSchedule::setOneLaunchBlocks), for both schedules
     void setOneLaunchBlocks(int blocks)
     {
         oneLaunchBlocks_ = blocks;
-        if (triangular_)
+        if (schedules_)
         {
-            triangular_->lower.setOneLaunchBlocks(blocks);
-            triangular_->upper.setOneLaunchBlocks(blocks);
+            schedules_->lower.setOneLaunchBlocks(blocks);
+            schedules_->upper.setOneLaunchBlocks(blocks);
         }
     }
 
-    DicDiluPreconditioner<B>& dicDilu()
+    DicDiluPreconditioner<B>& dicDilu() const
     {
-        return triangular().dicDilu;
-    }
-
-    const DicDiluPreconditioner<B>& dicDilu() const
-    {
-        return triangular().dicDilu;
+        return instance<preconditioners::DicDilu>();
     }
 
     //- rD of diagonal, DIC or DILU (valid after setup)
     const typename B::template Vector<double>& rD() const
     {
-        return type_ == Preconditioner::diagonal ? diagonal_.rD() : triangular().dicDilu.rD();
+        return PreconditionerRegistry::is<preconditioners::Diagonal>(type_.id()) ? instance<preconditioners::Diagonal>().rD()
+                                                                              : dicDilu().rD();
     }
 
     //- The ILU0 factors (valid after setup with ILU0)
     const typename B::template Vector<double>& lu() const
     {
-        return triangular().ilu0.lu();
+        return instance<preconditioners::Ilu0>().lu();
     }
 
     //- The numeric part of type, from the current matrix values. Throws ValueError naming

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The keywords of the interface's choices (gpuLdu.hpp), one table each: the OpenFOAM layer and
-// gpuLduSolve read and list them from here.
+// The keywords of the interface's choices (gpuLdu.hpp), every table in this file: the OpenFOAM
+// layer and gpuLduSolve read and list them from here. A name-only choice (executor, format,
+// method, ordering) has its table below; the preconditioners' and smoothers' tables are
+// generated from their registries (precond/PreconditionerList.hpp, multigrid/SmootherList.hpp),
+// each entry's keywords in its own class.
 
 #include "gpuLdu/gpuLdu.hpp"
+#include "multigrid/SmootherList.hpp"
+#include "precond/PreconditionerList.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -44,52 +49,12 @@ const Keyword<KrylovMethod> methodTable[] =
     {KrylovMethod::PBiCGStab, "PBiCGStab"}
 };
 
-//- The matrices a preconditioner takes in OpenFOAM's tables
-enum class Takes
+//- The orderings, as orderingNames lists them
+const Keyword<LdltOrdering> orderingTable[] =
 {
-    both,
-    symmetric,
-    asymmetric
-};
-
-struct PreconditionerKeyword
-{
-    Preconditioner value;
-    const char* name;
-    Takes takes;
-};
-
-const PreconditionerKeyword preconditionerTable[] =
-{
-    {Preconditioner::none, "none", Takes::both},
-    {Preconditioner::diagonal, "diagonal", Takes::both},
-    {Preconditioner::DIC, "DIC", Takes::symmetric},
-    {Preconditioner::DIC, "FDIC", Takes::symmetric},
-    {Preconditioner::DILU, "DILU", Takes::asymmetric},
-    {Preconditioner::ILU0, "ILU0", Takes::both}
-};
-
-struct SmootherKeyword
-{
-    GamgSmoother value;
-    const char* name;
-    Takes takes;
-};
-
-//- OpenFOAM's smoother tables (lduMatrix::smoother's symMatrix and asymMatrix constructor
-//  tables), in OpenFOAM's alphabetical listing order, then the plugin's own
-const SmootherKeyword smootherTable[] =
-{
-    {GamgSmoother::DIC, "DIC", Takes::symmetric},
-    {GamgSmoother::DICGaussSeidel, "DICGaussSeidel", Takes::symmetric},
-    {GamgSmoother::DILU, "DILU", Takes::asymmetric},
-    {GamgSmoother::DILUGaussSeidel, "DILUGaussSeidel", Takes::asymmetric},
-    {GamgSmoother::DIC, "FDIC", Takes::symmetric},
-    {GamgSmoother::GaussSeidel, "GaussSeidel", Takes::both},
-    {GamgSmoother::GaussSeidel, "nonBlockingGaussSeidel", Takes::both},
-    {GamgSmoother::symGaussSeidel, "symGaussSeidel", Takes::both},
-    {GamgSmoother::l1Jacobi, "l1Jacobi", Takes::both},
-    {GamgSmoother::Chebyshev, "Chebyshev", Takes::both}
+    {LdltOrdering::amd, "AMD"},
+    {LdltOrdering::metis, "METIS"},
+    {LdltOrdering::natural, "natural"}
 };
 
 //- The names of a table's entries that pass `keep`, in table order
@@ -142,22 +107,17 @@ auto valueOf(const Table& table, const std::string& name, const std::string& wha
 
 const auto all = [](const auto&) { return true; };
 
-//- Whether a keyword of a table with `takes` is valid on such a matrix
+//- Whether a registered keyword is valid on such a matrix
 auto takenOn(bool symmetric)
 {
-    return [=](const auto& p)
-    {
-        return p.takes == Takes::both || (p.takes == Takes::symmetric) == symmetric;
-    };
+    return [=](const Variant& v) { return gpuLdu::takenOn(v.takes, symmetric); };
 }
 
-//- Whether OpenFOAM's table of a method on such a matrix holds a preconditioner (ILU0 added)
+//- Whether OpenFOAM's table of a method on such a matrix holds a preconditioner (the plugin's
+//  own added)
 auto takenBy(KrylovMethod method, bool symmetric)
 {
-    return [=](const PreconditionerKeyword& p)
-    {
-        return methodTakes(method, symmetric) && takenOn(symmetric)(p);
-    };
+    return [=](const Variant& v) { return methodTakes(method, symmetric) && takenOn(symmetric)(v); };
 }
 
 } // namespace
@@ -212,39 +172,76 @@ bool methodTakes(KrylovMethod method, bool symmetric)
     return method == KrylovMethod::PBiCGStab || (method == KrylovMethod::PCG) == symmetric;
 }
 
+std::string orderingName(LdltOrdering ordering)
+{
+    return nameOf(orderingTable, ordering);
+}
+
+std::vector<std::string> orderingNames()
+{
+    return namesOf(orderingTable, all);
+}
+
+LdltOrdering orderingFromName(const std::string& name)
+{
+    return valueOf(orderingTable, name, "ordering", all);
+}
+
+const Preconditioner Preconditioner::none{};
+
+Preconditioner Preconditioner::named(const std::string& keyword)
+{
+    return Preconditioner(PreconditionerRegistry::fromName(keyword, "preconditioner", all));
+}
+
 std::string preconditionerName(Preconditioner preconditioner)
 {
-    return nameOf(preconditionerTable, preconditioner);
+    return PreconditionerRegistry::name(preconditioner.id());
 }
 
 std::vector<std::string> preconditionerNames()
 {
-    return namesOf(preconditionerTable, all);
+    return PreconditionerRegistry::names(all);
 }
 
 std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric)
 {
-    return namesOf(preconditionerTable, takenBy(method, symmetric));
+    return PreconditionerRegistry::names(takenBy(method, symmetric));
 }
 
 Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric)
 {
-    return valueOf(preconditionerTable, name, "preconditioner", takenBy(method, symmetric));
+    return Preconditioner(PreconditionerRegistry::fromName(name, "preconditioner", takenBy(method, symmetric)));
+}
+
+bool isOpenFOAMs(Preconditioner preconditioner)
+{
+    return PreconditionerRegistry::openFOAMs(preconditioner.id());
+}
+
+GamgSmoother GamgSmoother::named(const std::string& keyword)
+{
+    return GamgSmoother(SmootherRegistry::fromName(keyword, "smoother", all));
 }
 
 bool isOpenFOAMs(GamgSmoother smoother)
 {
-    return smoother != GamgSmoother::l1Jacobi && smoother != GamgSmoother::Chebyshev;
+    return SmootherRegistry::openFOAMs(smoother.id());
+}
+
+std::string smootherName(GamgSmoother smoother)
+{
+    return SmootherRegistry::name(smoother.id());
 }
 
 std::vector<std::string> smootherNames(bool symmetric)
 {
-    return namesOf(smootherTable, takenOn(symmetric));
+    return SmootherRegistry::names(takenOn(symmetric));
 }
 
 GamgSmoother smootherFromName(const std::string& name, bool symmetric)
 {
-    return valueOf(smootherTable, name, "smoother", takenOn(symmetric));
+    return GamgSmoother(SmootherRegistry::fromName(name, "smoother", takenOn(symmetric)));
 }
 
 int editDistance(const std::string& a, const std::string& b)

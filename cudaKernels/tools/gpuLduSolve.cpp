@@ -29,7 +29,19 @@ using namespace gpuLdu;
 namespace
 {
 
-const char* const usage =
+//- The keywords joined by '|'
+std::string alternatives(const std::vector<std::string>& keywords)
+{
+    std::string joined;
+    for (const std::string& k : keywords)
+    {
+        joined += (joined.empty() ? "" : "|") + k;
+    }
+    return joined;
+}
+
+//- The help text, its lists of keywords from the core's tables
+const std::string usage = std::string(
 R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
   -executor cpu|gpu        where to run (default gpu if a GPU is usable, else cpu)
   -format csr|ell|blockedEll|hyb|hec|auto
@@ -44,7 +56,7 @@ R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
   -ordering auto|AMD|METIS|natural
                            LDLT's fill-reducing ordering (default auto: AMD below 5000 rows,
                            else METIS)
-  -preconditioner none|diagonal|DIC|FDIC|DILU|ILU0
+  -preconditioner )") + alternatives(preconditionerNames()) + R"(
                            default DIC for a symmetric matrix, else DILU
   -tolerance T             absolute tolerance (default 1e-8)
   -relTol R                relative tolerance (default 0)
@@ -759,12 +771,12 @@ int main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::fprintf(stderr, "gpuLduSolve: %s\n\n%s", e.what(), usage);
+        std::fprintf(stderr, "gpuLduSolve: %s\n\n%s", e.what(), usage.c_str());
         return exitError;
     }
     if (options.help)
     {
-        std::printf("%s", usage);
+        std::printf("%s", usage.c_str());
         return 0;
     }
     try

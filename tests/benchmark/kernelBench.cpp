@@ -86,10 +86,10 @@ void laplacian(int n, double bandwidth)
     row("value check (diag, upper, source, psi)", medianMs(20, [&]() { sys.checkValues(); }),
         8.0*(3*rows + p.nFaces()));
     M.setOneLaunchBlocks(0);
-    row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), nnz*(8 + 8 + 4) + rows*8.0);
     row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
     M.setOneLaunchBlocks(-1);
-    row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::DIC); }), nnz*(8 + 8 + 4) + rows*8.0);
+    row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), nnz*(8 + 8 + 4) + rows*8.0);
     // part of the factor above: the pivots' check, one reduction (the factor's quotients
     // test their pivot too, quotientOrNaN)
     // (its result kept: a volatile store, so that the host compiler cannot drop the reduction)
@@ -105,7 +105,7 @@ void laplacian(int n, double bandwidth)
     }
     M.setOneLaunchBlocks(-1);
     row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
-        M.setup(Preconditioner::DIC); M.apply(ptr(y), ptr(x)); }), nnz*(8 + 8 + 4) + rows*8.0 + 2*sweepBytes);
+        M.setup(Preconditioner::named("DIC")); M.apply(ptr(y), ptr(x)); }), nnz*(8 + 8 + 4) + rows*8.0 + 2*sweepBytes);
     {
         // the default picks the narrow row functors here (3 terms); the same sweeps by the wide
         Vec mid(rows);
@@ -147,7 +147,7 @@ void laplacian(int n, double bandwidth)
     SolverControls c;
     c.tolerance = 1e-6;
     c.maxIter = 2000;
-    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::DIC, Coupling());
+    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
     std::printf("%-44s %10.4f ms per iteration (%d iterations, %.1f ms solve)\n", "PCG+DIC solve to 1e-6",
                 1e3*r.iterateSeconds/std::max(1, r.nIterations), r.nIterations,
                 1e3*(r.uploadSeconds + r.setupSeconds + r.iterateSeconds));
@@ -159,7 +159,7 @@ void laplacian(int n, double bandwidth)
         c.maxIter = iterations;
         return medianMs(5, [&]() {
             std::fill(psi.begin(), psi.end(), 0.0);
-            sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::DIC, Coupling()); });
+            sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling()); });
     };
     const int steady = 100;
     std::printf("%-44s %10.4f ms per iteration (solves of %d and %d iterations)\n", "PCG+DIC iteration, steady",
@@ -191,7 +191,7 @@ void diluVersusIlu0(const std::string& dataDir)
         int its[2];
         double ms[2];
         int k = 0;
-        for (Preconditioner type : {Preconditioner::DILU, Preconditioner::ILU0})
+        for (Preconditioner type : {Preconditioner::named("DILU"), Preconditioner::named("ILU0")})
         {
             SolveResult r;
             ms[k] = medianMs(3, [&]() {

@@ -248,11 +248,11 @@ void solveInEveryFormat(const LduProblem& p, KrylovMethod method, Preconditioner
 TYPED_TEST(FormatTest, SolvesEqualCsrInEveryFormat)
 {
     using B = TypeParam;
-    solveInEveryFormat<B>(poisson3D(12, 10, 9, 1, -1), KrylovMethod::PCG, Preconditioner::DIC, "poisson PCG+DIC");
-    solveInEveryFormat<B>(asymmetric(10, 9, 8, 2), KrylovMethod::PBiCG, Preconditioner::DILU, "asymmetric PBiCG+DILU");
-    solveInEveryFormat<B>(readMatrixMarket(dataFile("sherman5.mtx.gz")), KrylovMethod::PBiCGStab, Preconditioner::DILU,
+    solveInEveryFormat<B>(poisson3D(12, 10, 9, 1, -1), KrylovMethod::PCG, Preconditioner::named("DIC"), "poisson PCG+DIC");
+    solveInEveryFormat<B>(asymmetric(10, 9, 8, 2), KrylovMethod::PBiCG, Preconditioner::named("DILU"), "asymmetric PBiCG+DILU");
+    solveInEveryFormat<B>(readMatrixMarket(dataFile("sherman5.mtx.gz")), KrylovMethod::PBiCGStab, Preconditioner::named("DILU"),
                           "sherman5 PBiCGStab+DILU");
-    solveInEveryFormat<B>(withTriangles(30, 30, 4), KrylovMethod::PBiCGStab, Preconditioner::ILU0,
+    solveInEveryFormat<B>(withTriangles(30, 30, 4), KrylovMethod::PBiCGStab, Preconditioner::named("ILU0"),
                           "triangles PBiCGStab+ILU0");
 }
 

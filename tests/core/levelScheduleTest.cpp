@@ -139,10 +139,10 @@ TEST(WaitProtocol, RowsOutOfOrderWaitForTheirValues)
         lower.sweepByLevel(factorInto(dByLevel));
         EXPECT_EQ(d, dByLevel);
 
-        M.setup(Preconditioner::DILU);
+        M.setup(Preconditioner::named("DILU"));
         auto& dilu = M.dicDilu();
         const std::vector<double> r = randomVector(n, 6);
-        const std::vector<double> reference = ReferencePreconditioner(p, Preconditioner::DILU).apply(r);
+        const std::vector<double> reference = ReferencePreconditioner(p, Preconditioner::named("DILU")).apply(r);
         for (int width : {8, 3, 1})
         {
             SCOPED_TRACE("packed width " + std::to_string(width));
@@ -196,7 +196,7 @@ TEST(SweepOnTheGpu, OneLaunchSweepIsEquivalentToLevelByLevel)
 
         // DILU sweeps r -> y -> w, each into a vector filled with notReady; the terms packed as
         // wide as the widest row, 3 and 1 wide (the rest from the CSR matrix)
-        M.setup(Preconditioner::DILU);
+        M.setup(Preconditioner::named("DILU"));
         auto& dilu = M.dicDilu();
         const std::vector<double> r = randomVector(n, 6);
         const Vector dr(r.begin(), r.end());

@@ -77,7 +77,7 @@ public:
         rD_(p.diag)
     {
         const auto& lo = p.lowerOrUpper();
-        if (type == Preconditioner::DIC || type == Preconditioner::DILU)
+        if (type == Preconditioner::named("DIC") || type == Preconditioner::named("DILU"))
         {
             for (int f = 0; f < p.nFaces(); ++f)
             {
@@ -88,7 +88,7 @@ public:
         {
             d = 1.0/d;
         }
-        if (type == Preconditioner::ILU0)
+        if (type == Preconditioner::named("ILU0"))
         {
             lu_.resize(p.nCells);
             for (int c = 0; c < p.nCells; ++c)
@@ -147,7 +147,7 @@ public:
         {
             return w;
         }
-        if (type_ == Preconditioner::ILU0)
+        if (type_ == Preconditioner::named("ILU0"))
         {
             return transposed ? iluT(r) : ilu(r);
         }
@@ -155,7 +155,7 @@ public:
         {
             w[c] = rD_[c]*r[c];
         }
-        if (type_ == Preconditioner::diagonal)
+        if (type_ == Preconditioner::named("diagonal"))
         {
             return w;
         }

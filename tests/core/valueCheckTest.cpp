@@ -107,7 +107,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             LduProblem p = sym;
             p.diag[11] = bad;
-            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::DIC, KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DIC"), KrylovMethod::PCG);
             EXPECT_EQ(e.kind, ValueKind::diagonal);
             EXPECT_EQ(e.index, 11);
             EXPECT_EQ(e.row, 11);
@@ -118,7 +118,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             LduProblem p = sym;
             p.upperCoeffs[f] = bad;
-            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::DIC, KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DIC"), KrylovMethod::PCG);
             EXPECT_EQ(e.kind, ValueKind::upper);
             EXPECT_EQ(e.index, f);
             // upper[f] is A[l(f)][u(f)]
@@ -128,7 +128,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             LduProblem p = asym;
             p.lowerCoeffs[f] = bad;
-            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::DILU, KrylovMethod::PBiCGStab);
+            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DILU"), KrylovMethod::PBiCGStab);
             EXPECT_EQ(e.kind, ValueKind::lower);
             EXPECT_EQ(e.index, f);
             // lower[f] is A[u(f)][l(f)]
@@ -138,7 +138,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             std::vector<double> source = b;
             source[17] = bad;
-            const BadValue e = solveError<TypeParam>(sym, psi, source, Preconditioner::DIC, KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(sym, psi, source, Preconditioner::named("DIC"), KrylovMethod::PCG);
             EXPECT_EQ(e.kind, ValueKind::source);
             EXPECT_EQ(e.index, 17);
             EXPECT_EQ(e.row, 17);
@@ -146,7 +146,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             std::vector<double> psi0 = psi;
             psi0[sym.nCells - 1] = bad;
-            const BadValue e = solveError<TypeParam>(sym, psi0, b, Preconditioner::DIC, KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(sym, psi0, b, Preconditioner::named("DIC"), KrylovMethod::PCG);
             EXPECT_EQ(e.kind, ValueKind::initialGuess);
             EXPECT_EQ(e.index, sym.nCells - 1);
         }
@@ -166,7 +166,7 @@ TYPED_TEST(ValueCheckTest, TheFirstOfSeveralIsReportedWithTheirNumber)
     p.lowerCoeffs[40] = -inf;
     for (KrylovMethod m : {KrylovMethod::PBiCG, KrylovMethod::PBiCGStab})
     {
-        const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::ILU0, m);
+        const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("ILU0"), m);
         EXPECT_EQ(e.kind, ValueKind::lower);
         EXPECT_EQ(e.index, 40);
         EXPECT_EQ(e.count, 4);
@@ -175,7 +175,7 @@ TYPED_TEST(ValueCheckTest, TheFirstOfSeveralIsReportedWithTheirNumber)
     p.upperCoeffs[60] = nan;
     EXPECT_EQ(solveError<TypeParam>(p, psi, b, Preconditioner::none, KrylovMethod::PBiCG).kind, ValueKind::upper);
     p.diag[100] = nan;
-    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::diagonal, KrylovMethod::PBiCGStab);
+    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("diagonal"), KrylovMethod::PBiCGStab);
     EXPECT_EQ(e.kind, ValueKind::diagonal);
     EXPECT_EQ(e.index, 100);
     EXPECT_EQ(e.count, 6);
@@ -215,11 +215,11 @@ TYPED_TEST(ValueCheckTest, ZeroPivotsAreReportedAtTheirRow)
         bool asymmetric;
         const char* name;
     };
-    for (const Expect& x : {Expect{Preconditioner::DIC, KrylovMethod::PCG, false, "DIC"},
-                            Expect{Preconditioner::DIC, KrylovMethod::PBiCGStab, false, "DIC"},
-                            Expect{Preconditioner::DILU, KrylovMethod::PBiCG, true, "DILU"},
-                            Expect{Preconditioner::ILU0, KrylovMethod::PBiCGStab, true, "ILU0"},
-                            Expect{Preconditioner::ILU0, KrylovMethod::PCG, false, "ILU0"}})
+    for (const Expect& x : {Expect{Preconditioner::named("DIC"), KrylovMethod::PCG, false, "DIC"},
+                            Expect{Preconditioner::named("DIC"), KrylovMethod::PBiCGStab, false, "DIC"},
+                            Expect{Preconditioner::named("DILU"), KrylovMethod::PBiCG, true, "DILU"},
+                            Expect{Preconditioner::named("ILU0"), KrylovMethod::PBiCGStab, true, "ILU0"},
+                            Expect{Preconditioner::named("ILU0"), KrylovMethod::PCG, false, "ILU0"}})
     {
         SCOPED_TRACE(x.name);
         // the second pivot is zero, the ones after it NaN: the second is reported
@@ -242,7 +242,7 @@ TYPED_TEST(ValueCheckTest, ZeroPivotsAreReportedAtTheirRow)
     LduProblem p = chain(40, 4, 1);
     p.diag[31] = -0.0;
     p.diag[35] = 0.0;
-    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::diagonal, KrylovMethod::PCG);
+    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("diagonal"), KrylovMethod::PCG);
     EXPECT_EQ(e.kind, ValueKind::pivot);
     EXPECT_EQ(e.pivotOf, "diagonal");
     EXPECT_EQ(e.row, 31);
@@ -258,7 +258,7 @@ TYPED_TEST(ValueCheckTest, GoodValuesPass)
 {
     const LduProblem p = poisson3D(7, 6, 5, 91);
     const std::vector<double> b = randomVector(p.nCells, 92);
-    for (Preconditioner type : {Preconditioner::DIC, Preconditioner::diagonal, Preconditioner::ILU0, Preconditioner::none})
+    for (Preconditioner type : {Preconditioner::named("DIC"), Preconditioner::named("diagonal"), Preconditioner::named("ILU0"), Preconditioner::none})
     {
         EXPECT_EQ(solveError<TypeParam>(p, std::vector<double>(p.nCells, 0.0), b, type, KrylovMethod::PCG).index, -1);
     }
@@ -275,10 +275,10 @@ TYPED_TEST(ValueCheckTest, MaxIterZeroIsOpenFOAMsDoWhile)
     c.maxIter = 0;
     std::vector<double> psi(p.nCells, 0.0);
     std::vector<double> psiRef = psi;
-    const SolveResult ref = referenceSolve(KrylovMethod::PCG, p, psiRef, b, c, Preconditioner::DIC);
+    const SolveResult ref = referenceSolve(KrylovMethod::PCG, p, psiRef, b, c, Preconditioner::named("DIC"));
     LduSystemImpl<TypeParam> sys(p.addressing());
     sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::DIC, Coupling());
+    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
     EXPECT_EQ(ref.nIterations, 1);
     EXPECT_EQ(r.nIterations, ref.nIterations);
 }

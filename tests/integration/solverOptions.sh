@@ -3,8 +3,9 @@
 # The user-facing options of the GPU solvers on the icoFoam cavity: the dictionary form of the
 # preconditioner entry, and the errors for bad input (unknown preconditioner, unknown executor,
 # executor gpu without a usable GPU, PCGGPU on an asymmetric matrix, a residual that becomes
-# NaN, an unknown matrixFormat, checkNative with ILU0) and the log line of matrixFormat auto. U is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor
-# follows p's. Usage: solverOptions.sh
+# NaN, an unknown matrixFormat, checkNative with ILU0) and the log line of matrixFormat auto. U
+# is solved by PBiCGStabGPU (DILU) in all of them, as in the tutorial; its executor follows p's.
+# Usage: solverOptions.sh
 # Prints "<P> passed, <F> failed" last; exit 1 if any failed.
 set -uo pipefail
 

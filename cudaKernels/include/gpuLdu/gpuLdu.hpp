@@ -109,15 +109,43 @@ std::vector<std::string> executorNames();
 //- The executor of a keyword; throws Error naming the valid keywords.
 Executor executorFromName(const std::string& name);
 
-//- DIC and DILU are OpenFOAM's (DIC: symmetric matrices); ILU0 is the zero-fill incomplete LU
-//  of the CSR matrix.
-enum class Preconditioner
+//- A preconditioner of the core's registry (cudaKernels/precond/PreconditionerList.hpp, one
+//  class per file: none, diagonal, DIC/FDIC and DILU (OpenFOAM's), ILU0 (the zero-fill
+//  incomplete LU of the CSR matrix, the plugin's own)): its place among the registered
+//  keywords. Named by keyword (Preconditioner::named("DIC")); the default is none.
+class Preconditioner
 {
-    none,
-    diagonal,
-    DIC,
-    DILU,
-    ILU0
+    int id_ = 0;
+
+public:
+    constexpr Preconditioner() = default;
+
+    explicit constexpr Preconditioner(int id)
+    :
+        id_(id)
+    {}
+
+    //- None: w = r
+    static const Preconditioner none;
+
+    //- The preconditioner of any registered keyword (whatever the matrix); throws Error
+    //  naming the valid keywords
+    static Preconditioner named(const std::string& keyword);
+
+    constexpr int id() const
+    {
+        return id_;
+    }
+
+    friend constexpr bool operator==(Preconditioner a, Preconditioner b)
+    {
+        return a.id_ == b.id_;
+    }
+
+    friend constexpr bool operator!=(Preconditioner a, Preconditioner b)
+    {
+        return a.id_ != b.id_;
+    }
 };
 
 //- The Krylov loops of OpenFOAM: PCG (symmetric), PBiCG (asymmetric), PBiCGStab (both).
@@ -141,16 +169,21 @@ KrylovMethod methodFromName(const std::string& name);
 //  (PBiCG, PBiCGStab) matrix
 bool methodTakes(KrylovMethod method, bool symmetric);
 
-//- The keyword of a preconditioner: none, diagonal, DIC, DILU, ILU0
+//- The keyword of a preconditioner (its registered name: DIC for FDIC)
 std::string preconditionerName(Preconditioner preconditioner);
 
-//- The keywords of all preconditioners
+//- The keywords of all preconditioners, aliases included (as preconditionerNames(method,
+//  symmetric) lists them)
 std::vector<std::string> preconditionerNames();
 
 //- The keywords a method accepts on a symmetric or an asymmetric matrix, as OpenFOAM's run-time
 //  tables do (DIC and FDIC for symmetric matrices, DILU for asymmetric ones, none and diagonal
-//  for both), and ILU0 for both; empty where the method does not take such a matrix.
+//  for both), and the plugin's own (ILU0, both); empty where the method does not take such a
+//  matrix. Listed as OpenFOAM lists a table (its own sorted), then the plugin's own.
 std::vector<std::string> preconditionerNames(KrylovMethod method, bool symmetric);
+
+//- Whether OpenFOAM has the preconditioner (native can run the same solve: checkNative)
+bool isOpenFOAMs(Preconditioner preconditioner);
 
 //- The preconditioner of a keyword that the method accepts on such a matrix (FDIC, OpenFOAM's
 //  DIC with rD*upper cached, is the same arithmetic: DIC); throws Error naming the valid
@@ -434,30 +467,55 @@ public:
 //  executor gpu in a build without CUDA, or when no CUDA device is usable.
 std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingView& addr);
 
-//- The smoothers of OpenFOAM's GAMG (src/OpenFOAM/matrices/lduMatrix/smoothers), the same
-//  arithmetic in the same order: GaussSeidel (nonBlockingGaussSeidel is the same on one rank),
-//  symGaussSeidel, DIC (FDIC: the same arithmetic), DILU, DICGaussSeidel, DILUGaussSeidel.
-//  Then the plugin's own, not OpenFOAM's, made for the GPU (no chain of dependent rows;
-//  multigrid/JacobiSmoothers.hpp): l1Jacobi and Chebyshev (on Jacobi).
-enum class GamgSmoother
+//- A GAMG smoother of the core's registry (cudaKernels/multigrid/SmootherList.hpp, one class per
+//  file under multigrid/smoothers/): OpenFOAM's (src/OpenFOAM/matrices/lduMatrix/smoothers, the
+//  same arithmetic in the same order: GaussSeidel (nonBlockingGaussSeidel is the same on one
+//  rank), symGaussSeidel, DIC (FDIC: the same arithmetic), DILU, DICGaussSeidel,
+//  DILUGaussSeidel), then the plugin's own, made for the GPU (no chain of dependent rows):
+//  l1Jacobi and Chebyshev. Its place among the registered keywords; named by keyword
+//  (GamgSmoother::named("GaussSeidel")); the default is the registry's first, GaussSeidel.
+class GamgSmoother
 {
-    GaussSeidel,
-    symGaussSeidel,
-    DIC,
-    DILU,
-    DICGaussSeidel,
-    DILUGaussSeidel,
-    l1Jacobi,
-    Chebyshev
+    int id_ = 0;
+
+public:
+    constexpr GamgSmoother() = default;
+
+    explicit constexpr GamgSmoother(int id)
+    :
+        id_(id)
+    {}
+
+    //- The smoother of any registered keyword (whatever the matrix); throws Error naming the
+    //  valid keywords
+    static GamgSmoother named(const std::string& keyword);
+
+    constexpr int id() const
+    {
+        return id_;
+    }
+
+    friend constexpr bool operator==(GamgSmoother a, GamgSmoother b)
+    {
+        return a.id_ == b.id_;
+    }
+
+    friend constexpr bool operator!=(GamgSmoother a, GamgSmoother b)
+    {
+        return a.id_ != b.id_;
+    }
 };
 
 //- Whether OpenFOAM's GAMG has this smoother (native GAMG can run the same solve)
 bool isOpenFOAMs(GamgSmoother smoother);
 
+//- The keyword of a smoother (its registered name: GaussSeidel for nonBlockingGaussSeidel)
+std::string smootherName(GamgSmoother smoother);
+
 //- The keywords a GAMG on a symmetric or asymmetric matrix accepts as smoother, as OpenFOAM's
-//  run-time tables (symmetric: GaussSeidel, symGaussSeidel, DIC, FDIC, DICGaussSeidel,
-//  nonBlockingGaussSeidel; asymmetric: GaussSeidel, symGaussSeidel, DILU, DILUGaussSeidel,
-//  nonBlockingGaussSeidel), then the plugin's own (both: l1Jacobi, Chebyshev)
+//  run-time tables (symmetric: DIC, DICGaussSeidel, FDIC, GaussSeidel, nonBlockingGaussSeidel,
+//  symGaussSeidel; asymmetric: DILU, DILUGaussSeidel, GaussSeidel, nonBlockingGaussSeidel,
+//  symGaussSeidel), then the plugin's own (both: l1Jacobi, Chebyshev)
 std::vector<std::string> smootherNames(bool symmetric);
 
 //- The smoother of a keyword accepted on such a matrix; throws Error naming the valid keywords.
@@ -466,7 +524,8 @@ GamgSmoother smootherFromName(const std::string& name, bool symmetric);
 //- The controls of OpenFOAM's GAMGSolver (GAMGSolver.C, readControls), its defaults
 struct GamgControls
 {
-    GamgSmoother smoother = GamgSmoother::GaussSeidel;
+    //- GaussSeidel (the registry's first)
+    GamgSmoother smoother;
     int nPreSweeps = 0;
     int preSweepsLevelMultiplier = 1;
     int maxPreSweeps = 4;

@@ -160,7 +160,7 @@ Foam::word Foam::gpuLduKrylovSolver::nativeType() const
 void Foam::gpuLduKrylovSolver::checkComparable() const
 {
     const gpuLdu::Preconditioner preconditioner = preconditionerType();
-    if (preconditioner == gpuLdu::Preconditioner::ILU0)
+    if (!gpuLdu::isOpenFOAMs(preconditioner))
     {
         errors().noNativePreconditioner(nativeType(), preconditionerName());
     }

@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The plugin's own GAMG smoothers, not OpenFOAM's: every row updated at once from the old
-// values (Jacobi-like), so a sweep is one bandwidth-bound pass over the matrix with no chain
-// of dependent levels as in Gauss-Seidel. Each sweep reads x and writes a new vector (the
-// caller alternates two).
-//
-// l1Jacobi: x_i += (b - A x)_i / (|A_ii| + sum_{j != i} |A_ij|) (sign of A_ii), the l1 row
-// norm in place of the diagonal: convergent for any symmetric positive (or negative) definite
-// A, no parameter to choose.
-//
+// The plugin's own GAMG smoother Chebyshev (not OpenFOAM's: no checkNative), Jacobi-like
+// (JacobiLike.hpp): every row from the old values, one pass over the matrix per sweep.
 // Chebyshev: the Chebyshev semi-iteration on D^-1 A (D the diagonal), whose eigenvalues lie in
 // [0, beta] with beta = max_i sum_j |A_ij| / |A_ii| (Gershgorin's bound, computed per level and
 // matrix). nSweeps steps build the polynomial of degree nSweeps that is smallest on the upper
@@ -19,10 +12,15 @@
 //     d_0 = r_0/theta,   d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k/delta) r_k,
 //     rho_k = 1/(2 sigma - rho_{k-1}),   x_{k+1} = x_k + d_k.
 
-#ifndef GPULDU_JACOBISMOOTHERS_HPP
-#define GPULDU_JACOBISMOOTHERS_HPP
+#ifndef GPULDU_CHEBYSHEVSMOOTHER_HPP
+#define GPULDU_CHEBYSHEVSMOOTHER_HPP
 
-#include "krylov/VectorOps.hpp"
+#include "multigrid/smoothers/JacobiLike.hpp"
+#include "system/Registry.hpp"
+
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
 
 #include <vector>
 
@@ -31,50 +29,6 @@ namespace gpuLdu
 
 namespace detail
 {
-
-//- (A x)_i and sum_{j != i} |A_ij| of a CSR row
-struct RowProduct
-{
-    double Ax = 0;
-    double offDiagonalMagnitude = 0;
-
-    GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const double* val, const double* x, int i)
-    {
-        const int d = diagPos[i];
-        for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
-        {
-            Ax += val[p]*x[col[p]];
-            if (p != d)
-            {
-                offDiagonalMagnitude += magnitude(val[p]);
-            }
-        }
-    }
-};
-
-//- One l1-Jacobi sweep of row i: xNew_i = x_i + (b - A x)_i/(A_ii +- sum_{j != i} |A_ij|).
-//  With coupled interfaces b holds their terms of the old x (b - A x is then the coupled
-//  residual) and interfaceMagnitude their rows' sum |coefficient| (nullptr: none).
-struct L1JacobiRow
-{
-    const int* rowStart;
-    const int* col;
-    const int* diagPos;
-    const double* val;
-    const double* interfaceMagnitude;
-    const double* b;
-    const double* x;
-    double* xNew;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        const RowProduct row(rowStart, col, diagPos, val, x, i);
-        const double D = val[diagPos[i]];
-        const double offDiagonal = row.offDiagonalMagnitude + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
-        const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
-        xNew[i] = x[i] + (b[i] - row.Ax)/l1;
-    }
-};
 
 //- Row i's Gershgorin bound of D^-1 A: sum_j |A_ij| / |A_ii| (with the interfaces' terms of
 //  the row, interfaceMagnitude; nullptr: none)
@@ -163,6 +117,52 @@ struct ChebyshevCoefficients
         }
     }
 };
+
+//- Per solve the level's Gershgorin bound of D^-1 A (the maximum over all ranks); per smooth
+//  the polynomial of degree nSweeps on it, its d in the second work vector
+template<class B>
+class ChebyshevSmoother
+{
+    InterfaceMagnitudes<B> interfaceMagnitudes_;
+    double bound_ = 0;
+
+public:
+    void setup(const SmootherLevel<B>& level)
+    {
+        interfaceMagnitudes_.setup(level);
+        const CsrMatrix<B>& A = level.system.matrix();
+        bound_ = level.coupling.maximum(thrust::transform_reduce(
+            B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(level.system.n()),
+            detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), interfaceMagnitudes_.values()},
+            0.0, thrust::maximum<double>()));
+    }
+
+    void smooth(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps) const
+    {
+        const CsrMatrix<B>& A = level.system.matrix();
+        const ChebyshevCoefficients c(bound_, nSweeps);
+        double* d = level.work[1];
+        jacobiSweeps(level, psi, b, nSweeps, [&](int sweep, const double* bPrime, const double* x, double* xNew)
+        {
+            return detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), bPrime, x, d, xNew,
+                                        c.cd[sweep], c.cr[sweep]};
+        });
+    }
+};
+
+namespace smoothers
+{
+
+struct Chebyshev
+{
+    static constexpr Variant variants[] = {{"Chebyshev", Takes::both, nullptr}};
+    static constexpr bool openFOAMs = false;
+    static constexpr bool dividesByDiagonal = true;
+    template<class B>
+    using Type = ChebyshevSmoother<B>;
+};
+
+} // namespace smoothers
 
 } // namespace gpuLdu
 

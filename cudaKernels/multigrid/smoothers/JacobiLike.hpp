@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the plugin's own GAMG smoothers share (L1Jacobi.hpp, Chebyshev.hpp), not OpenFOAM's:
+// every row updated at once from the old values (Jacobi-like), so a sweep is one
+// bandwidth-bound pass over the matrix with no chain of dependent levels as in Gauss-Seidel.
+// Each sweep reads x and writes a new vector (the loop alternates two). Coupled interfaces
+// enter as Jacobi terms of the old values, through b', and in the row norms through each row's
+// sum of |interface coefficient|.
+
+#ifndef GPULDU_JACOBILIKESMOOTHER_HPP
+#define GPULDU_JACOBILIKESMOOTHER_HPP
+
+#include "krylov/VectorOps.hpp"
+#include "multigrid/smoothers/SmootherLevel.hpp"
+
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+
+#include <utility>
+#include <vector>
+
+namespace gpuLdu
+{
+
+namespace detail
+{
+
+//- (A x)_i and sum_{j != i} |A_ij| of a CSR row
+struct RowProduct
+{
+    double Ax = 0;
+    double offDiagonalMagnitude = 0;
+
+    GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const double* val, const double* x, int i)
+    {
+        const int d = diagPos[i];
+        for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
+        {
+            Ax += val[p]*x[col[p]];
+            if (p != d)
+            {
+                offDiagonalMagnitude += magnitude(val[p]);
+            }
+        }
+    }
+};
+
+} // namespace detail
+
+//- Each row's sum of |interface coefficient| on a level with coupled interfaces (the l1 norm's
+//  and the Gershgorin bound's interface terms), set up per solve; empty where it has none
+template<class B>
+class InterfaceMagnitudes
+{
+    typename B::template Vector<double> magnitude_;
+
+public:
+    void setup(const SmootherLevel<B>& level)
+    {
+        magnitude_.clear();
+        if (level.system.hasInterfaces(level.coupling))
+        {
+            const int n = level.system.n();
+            magnitude_.resize(n);
+            thrust::fill_n(B::policy(), ptr(magnitude_), n, 0.0);
+            level.system.addInterfaceMagnitudes(ptr(magnitude_), level.coupling);
+        }
+    }
+
+    //- nullptr where the level has no interfaces
+    const double* values() const
+    {
+        return magnitude_.empty() ? nullptr : ptr(magnitude_);
+    }
+};
+
+//- nSweeps Jacobi-like sweeps: rowsOf(sweep, b', x, xNew) is the functor of one sweep's rows;
+//  each sweep reads one vector and writes the other of psi and a work vector, the last
+//  written is psi's
+template<class B, class RowsOf>
+void jacobiSweeps(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps, const RowsOf& rowsOf)
+{
+    const int n = level.system.n();
+    double* x = psi;
+    double* xNew = level.work[0];
+    for (int sweep = 0; sweep < nSweeps; ++sweep)
+    {
+        const double* bPrime = level.sourceWithInterfaces(b, x);
+        forEach<B>(0, n, rowsOf(sweep, bPrime, x, xNew));
+        std::swap(x, xNew);
+    }
+    if (x != psi)
+    {
+        thrust::copy_n(B::policy(), x, n, psi);
+    }
+}
+
+
+} // namespace gpuLdu
+
+#endif

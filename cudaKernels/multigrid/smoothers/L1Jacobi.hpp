@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The plugin's own GAMG smoother l1Jacobi (not OpenFOAM's: no checkNative), Jacobi-like
+// (JacobiLike.hpp): every row from the old values, one pass over the matrix per sweep.
+// l1Jacobi: x_i += (b - A x)_i / (|A_ii| + sum_{j != i} |A_ij|) (sign of A_ii), the l1 row
+// norm in place of the diagonal: convergent for any symmetric positive (or negative) definite
+// A, no parameter to choose.
+
+#ifndef GPULDU_L1JACOBISMOOTHER_HPP
+#define GPULDU_L1JACOBISMOOTHER_HPP
+
+#include "multigrid/smoothers/JacobiLike.hpp"
+#include "system/Registry.hpp"
+
+namespace gpuLdu
+{
+
+namespace detail
+{
+
+//- One l1-Jacobi sweep of row i: xNew_i = x_i + (b - A x)_i/(A_ii +- sum_{j != i} |A_ij|).
+//  With coupled interfaces b holds their terms of the old x (b - A x is then the coupled
+//  residual) and interfaceMagnitude their rows' sum |coefficient| (nullptr: none).
+struct L1JacobiRow
+{
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const double* val;
+    const double* interfaceMagnitude;
+    const double* b;
+    const double* x;
+    double* xNew;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        const RowProduct row(rowStart, col, diagPos, val, x, i);
+        const double D = val[diagPos[i]];
+        const double offDiagonal = row.offDiagonalMagnitude + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
+        const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
+        xNew[i] = x[i] + (b[i] - row.Ax)/l1;
+    }
+};
+
+} // namespace detail
+
+template<class B>
+class L1JacobiSmoother
+{
+    InterfaceMagnitudes<B> interfaceMagnitudes_;
+
+public:
+    void setup(const SmootherLevel<B>& level)
+    {
+        interfaceMagnitudes_.setup(level);
+    }
+
+    void smooth(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps) const
+    {
+        const CsrMatrix<B>& A = level.system.matrix();
+        const double* magnitudes = interfaceMagnitudes_.values();
+        jacobiSweeps(level, psi, b, nSweeps, [&](int, const double* bPrime, const double* x, double* xNew)
+        {
+            return detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes,
+                                       bPrime, x, xNew};
+        });
+    }
+};
+
+namespace smoothers
+{
+
+struct L1Jacobi
+{
+    static constexpr Variant variants[] = {{"l1Jacobi", Takes::both, nullptr}};
+    static constexpr bool openFOAMs = false;
+    static constexpr bool dividesByDiagonal = true;
+    template<class B>
+    using Type = L1JacobiSmoother<B>;
+};
+
+} // namespace smoothers
+
+} // namespace gpuLdu
+
+#endif
