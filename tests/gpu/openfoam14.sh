@@ -12,7 +12,9 @@
 # Steps (GPU_STEPS, default "abc"): (a) the core tests on the GPU; (b) tests/releases/openfoam14.sh
 # gpu (native OpenFOAM-14 against the plugin with executor gpu); (c) tests/benchmark/cavity3DSteps.sh
 # on OpenFOAM-14: GPU_BENCH_N^3 cells (100), GPU_BENCH_STEPS steps (4), GPU_BENCH_NP ranks (16).
-# Logs go to $OUT (or .gpu/out); a pass/fail table comes last.
+# The suites of a and b: those of tests/suites.list marked openfoam14:<letter>; the step runner and
+# the table: tests/gpu/steps.sh. Logs go to $OUT (or .gpu/out); a pass/fail table comes last (exit
+# status 1 if a step did not pass).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,33 +29,22 @@ export GPULDU_TEST_DATA_DIR=$root/tests/data
 tar -xJf .gpu/openmpi-runtime.tar.xz -C /tmp && . /tmp/ompi/env.sh || { echo "FAIL: no Open MPI runtime"; exit 1; }
 nvidia-smi -L | tee "$OUT/env.log"
 
-names=()
-results=()
-step()   # step <letter> <name> <limit s> <log> <command...>
-{
-    [[ $steps == *$1* ]] || return 0
-    local name=$2 limit=$3 log=$OUT/$4 t0 rc
-    shift 4
-    echo "== $name (limit ${limit}s, log $log)"
-    t0=$(date +%s)
-    timeout -k 10 "$limit" "$@" > "$log" 2>&1
-    rc=$?
-    case $rc in 0) results+=("PASS") ;; 124|137) results+=("TIMEOUT") ;; *) results+=("FAIL($rc)") ;; esac
-    names+=("$name $(( $(date +%s) - t0 ))s")
-    tail -n 25 "$log"
-}
+start=$(date +%s)
+# shellcheck source=tests/gpu/steps.sh
+. "$root/tests/gpu/steps.sh"
+# the suites of tests/suites.list in steps a and b (bash tests/suites.sh openfoam14 <letter>)
+export executor=gpu coreTests=$root/.gpu/platforms/bin/gpuLduCoreTestsCuda
 
 step a "core tests (CUDA build)" "${GPU_LIMIT_A:-120}" coreTestsCuda.log \
-    env LD_LIBRARY_PATH="$GPULDU_OPENFOAM14_LIBDIR:$LD_LIBRARY_PATH" .gpu/platforms/bin/gpuLduCoreTestsCuda --gtest_color=no
-step b "OpenFOAM-14, executor gpu" "${GPU_LIMIT_B:-420}" openfoam14-gpu.log \
-    bash tests/releases/openfoam14.sh gpu
+    env LD_LIBRARY_PATH="$GPULDU_OPENFOAM14_LIBDIR:$LD_LIBRARY_PATH" bash tests/suites.sh openfoam14 a \
+    && tail -n 25 "$OUT/coreTestsCuda.log"
+step b "OpenFOAM-14, executor gpu" "${GPU_LIMIT_B:-420}" openfoam14-gpu.log bash tests/suites.sh openfoam14 b \
+    && tail -n 25 "$OUT/openfoam14-gpu.log"
 # the benchmark in OpenFOAM-14's environment, the plugin built against it
 step c "cavity3D on OpenFOAM-14" "${GPU_LIMIT_C:-540}" cavity3DSteps-openfoam14.log bash -c '
     . tests/releases/openfoam14Env.sh && openfoam14Env > /dev/null &&
     export GPULDU_LIBDIR=$GPULDU_OPENFOAM14_LIBDIR LD_LIBRARY_PATH=$GPULDU_OPENFOAM14_LIBDIR:$LD_LIBRARY_PATH &&
-    tests/benchmark/cavity3DSteps.sh -n "${GPU_BENCH_N:-100}" -steps "${GPU_BENCH_STEPS:-4}" -np "${GPU_BENCH_NP:-16}"'
+    tests/benchmark/cavity3DSteps.sh -n "${GPU_BENCH_N:-100}" -steps "${GPU_BENCH_STEPS:-4}" -np "${GPU_BENCH_NP:-16}"' \
+    && tail -n 25 "$OUT/cavity3DSteps-openfoam14.log"
 
-echo
-for i in "${!names[@]}"; do
-    printf '%-40s %s\n' "${names[$i]}" "${results[$i]}"
-done
+stepSummary "$start"

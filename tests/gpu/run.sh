@@ -7,16 +7,17 @@
 #   OF_BINS="icoFoam simpleFoam pimpleFoam pisoFoam blockMesh foamDictionary checkMesh decomposePar
 #   reconstructPar renumberMesh potentialFoam dnsFoam boxTurb postProcess fluentMeshToFoam" \
 #   ../shared/tools/pack-openfoam-runtime.sh .gpu
-# Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu, (c)
-# tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
+# Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu and gamg.sh gpu,
+# (c) tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
 # kernel benchmark (gpuLduBench) and the cuSPARSE IC(0)-PCG baseline at 100^3 and 200^3, (f)
 # tests/integration/driver.sh (gpuLduSolve on tests/data), (g) the format benchmark
 # (gpuLduFormatBench: SpMV in every format vs cuSPARSE CSR, 100^3, 200^3 and tests/data), (h) the
-# MPI runs with executor gpu: tests/integration/devices.sh, parallel.sh and decomposed.sh (needs
-# .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh; with them
-# tests/integration/badValues.sh), (i) the direct solver:
-# tests/integration/ldlt.sh and tests/benchmark/ldlt.sh (the runtime needs laplacianFoam and
-# ansysToFoam too). Logs go
+# MPI runs with executor gpu: tests/integration/parallel.sh, decomposed.sh, devices.sh and
+# badValues.sh (needs .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh),
+# (i) the direct solver: tests/integration/ldlt.sh and tests/benchmark/ldlt.sh (the runtime needs
+# laplacianFoam and ansysToFoam too). The test suites of a, b, c, f, h and i are those of
+# tests/suites.list marked run:<letter> (run by tests/suites.sh; steps d, e, g and i's benchmark
+# are written here); the step runner and the table: tests/gpu/steps.sh. Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
 # A failing step does not stop the others; each step has its own time limit (all of them add up
 # to more than one 10-minute call: split them with GPU_STEPS, e.g. "ab" then "cdefgh"). Overrides
@@ -89,38 +90,19 @@ export LD_LIBRARY_PATH=$GPULDU_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     done
 } 2>&1 | tee "$OUT/env.log"
 
-names=()
-results=()
-# step <letter> <name> <limit s> <log> <command...>: runs the command under its time limit, output
-# to the log only, if its letter is in GPU_STEPS
-step()
-{
-    [[ $steps == *$1* ]] || return 1
-    local name=$2 limit=$3 log=$OUT/$4 t0 rc
-    shift 4
-    echo
-    echo "== $name: $* (limit ${limit}s, log $log)"
-    t0=$(date +%s)
-    timeout -k 10 "$limit" "$@" > "$log" 2>&1
-    rc=$?
-    case $rc in
-        0) results+=("PASS") ;;
-        124|137) results+=("TIMEOUT") ;;
-        *) results+=("FAIL($rc)") ;;
-    esac
-    names+=("$name $(( $(date +%s) - t0 ))s")
-    return 0
-}
+# shellcheck source=tests/gpu/steps.sh
+. "$root/tests/gpu/steps.sh"
+# the suites of tests/suites.list in steps a, b, c, f, h, i (bash tests/suites.sh run <letter>)
+export executor coreTests GPULDU_SOLVE=$solveDriver
 
-step a "core tests (CUDA build)" "$limitA" coreTestsCuda.log "$coreTests" --gtest_color=no && {
+step a "core tests (CUDA build)" "$limitA" coreTestsCuda.log bash tests/suites.sh run a && {
     grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests' "$OUT/coreTestsCuda.log" | tail -n 20
     grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTestsCuda.log"; }
 
-step b "integration tests ($executor)" "$limitB" "integration-$executor.log" \
-    bash -c "bash tests/integration/run.sh '$executor' && bash tests/integration/gamg.sh '$executor'" \
+step b "integration tests ($executor)" "$limitB" "integration-$executor.log" bash tests/suites.sh run b \
     && grep -E '^FAIL|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 30
 
-step c "solver options" "$limitC" solverOptions.log bash tests/integration/solverOptions.sh \
+step c "solver options" "$limitC" solverOptions.log bash tests/suites.sh run c \
     && grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
 
 if { [[ $steps == *h* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
@@ -137,8 +119,7 @@ step e "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kerne
              && '$cusparseBaseline' 100 1e-6 && '$cusparseBaseline' 200 1e-6" \
     && cat "$OUT/kernelBench.txt"
 
-step f "gpuLduSolve driver ($executor)" "$limitF" "driver-$executor.log" \
-    env GPULDU_SOLVE="$solveDriver" bash tests/integration/driver.sh "$executor" \
+step f "gpuLduSolve driver ($executor)" "$limitF" "driver-$executor.log" bash tests/suites.sh run f \
     && grep -E '^FAIL|passed' "$OUT/driver-$executor.log" | cut -c1-300 | tail -n 12
 
 step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.txt \
@@ -146,21 +127,13 @@ step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.tx
     && cat "$OUT/formatBench.txt"
 
 step i "direct solver: LDLTGPU in OpenFOAM ($executor), LDL^T benchmark vs CHOLMOD and UMFPACK" "${limitI:-400}" \
-    "ldlt-$executor.log" bash -c "bash tests/integration/ldlt.sh '$executor' \
-        && GPULDU_SOLVE='$solveDriver' LD_LIBRARY_PATH='$blasDir':\$LD_LIBRARY_PATH \
+    "ldlt-$executor.log" bash -c "bash tests/suites.sh run i \
+        && LD_LIBRARY_PATH='$blasDir':\$LD_LIBRARY_PATH \
            bash tests/benchmark/ldlt.sh -executors '$executor' -k '$ldltSizes' -limit 150 $ldltMatrices" \
     && grep -E '^(PASS|FAIL)|passed' "$OUT/ldlt-$executor.log" | cut -c1-300 | tail -n 8 && cat "$OUT/ldlt.txt"
 
-step h "MPI runs ($executor): devices, parallel, decomposed, bad values" "${limitH:-240}" "mpi-$executor.log" \
-    bash -c "bash tests/integration/devices.sh '$executor' && bash tests/integration/parallel.sh '$executor' \
-             && bash tests/integration/decomposed.sh '$executor' && bash tests/integration/badValues.sh '$executor'" \
+step h "MPI runs ($executor): parallel, decomposed, devices, bad values" "${limitH:-240}" "mpi-$executor.log" \
+    bash tests/suites.sh run h \
     && grep -E '^(PASS|FAIL)|passed|ranks|MPI ranks' "$OUT/mpi-$executor.log" | cut -c1-300 | tail -n 30
 
-{
-    echo
-    echo "== summary ($(( $(date +%s) - start ))s in all; logs in $OUT)"
-    for i in "${!names[@]}"; do
-        printf '%-9s %s\n' "${results[$i]}" "${names[$i]}"
-    done
-} | tee "$OUT/summary.txt"
-for r in "${results[@]}"; do [ "$r" = PASS ] || exit 1; done
+stepSummary "$start"

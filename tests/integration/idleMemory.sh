@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sourced by driver.sh and fuzz.sh. idleKiB <gpuLduSolve>: the virtual memory (KiB, VmPeak) the
+# Sourced by driver.sh (fuzz.sh's runner measures its own). idleKiB <gpuLduSolve>: the virtual memory (KiB, VmPeak) the
 # binary has mapped before it reads its file: its shared libraries, which a CUDA build makes
 # large (the toolkit's cuBLAS alone maps over 500 MB; a CPU-only build about 50 MB). The
 # hostile-input runs limit what a run may take on top of that (ulimit -v idle + budget), so the

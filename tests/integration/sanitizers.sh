@@ -23,14 +23,14 @@ start=$SECONDS
 mkdir -p "$build"
 if ! { cmake -S "$root/cudaKernels" -B "$build" -DGPULDU_CUDA=OFF -DGPULDU_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release \
            "-DCMAKE_CXX_FLAGS=$flags" \
-       && cmake --build "$build" -j "$(nproc)" --target gpuLduCoreTests gpuLduSolve gpuLduFuzzInputs
+       && cmake --build "$build" -j "$(nproc)" --target gpuLduCoreTests gpuLduSolve gpuLduFuzzInputs gpuLduFuzzRunner
      } > "$build/build.log" 2>&1; then
     tail -20 "$build/build.log"
     echo "sanitizer build failed: see $build/build.log"
     echo "0 passed, 1 failed"
     exit 1
 fi
-echo "sanitizer build (gpuLduCoreTests, gpuLduSolve; executor cpu): $((SECONDS - start)) s"
+echo "sanitizer build (gpuLduCoreTests, gpuLduSolve, the fuzz programs; executor cpu): $((SECONDS - start)) s"
 
 # a report is an error that ends the process; leaks are reported at exit
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
@@ -38,31 +38,19 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86:suppressions
 export GPULDU_SANITIZED=1
 passed=0
 failed=0
+# shellcheck source=tests/suites.sh
+. "$here/../suites.sh"
 # add <log>: the suite's "N passed, N failed", or one failure if it has none
 add()
 {
-    local line
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
-    if [ -z "$line" ]; then
-        echo "FAIL no count in $1"
-        failed=$((failed + 1))
-        return
-    fi
-    passed=$((passed + ${line%% passed*}))
-    line=${line#*, }
-    failed=$((failed + ${line%% failed*}))
+    addTotals "$1" || echo "FAIL no count in $1"
 }
 
 logs=$build/logs
 mkdir -p "$logs"
 step=$SECONDS
-"$build/tests/gpuLduCoreTests" > "$logs/core.log" 2>&1
-status=$?
-ok=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\..*/\1/p' "$logs/core.log")
-bad=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\?, listed below:/\1/p' "$logs/core.log")
-# a sanitizer report ends the run before GoogleTest's summary: one failure more
-[ "$status" -ne 0 ] && [ -z "$bad" ] && bad=1
-echo "${ok:-0} passed, ${bad:-0} failed" >> "$logs/core.log"
+# a sanitizer report ends the run before GoogleTest's summary: one failure more (gtestTotals)
+gtestTotals "$build/tests/gpuLduCoreTests" > "$logs/core.log" 2>&1
 grep -E '^\[  FAILED  \]|ERROR: (Address|Leak)Sanitizer|runtime error:' "$logs/core.log"
 echo "core tests under the sanitizers: $(tail -n 1 "$logs/core.log") in $((SECONDS - step)) s"
 add "$logs/core.log"
@@ -75,7 +63,7 @@ add "$logs/driver.log"
 
 step=$SECONDS
 FUZZ_CASES=${FUZZ_CASES:-300} GPULDU_SOLVE=$build/gpuLduSolve GPULDU_FUZZ_INPUTS=$build/tests/gpuLduFuzzInputs \
-    GPULDU_LIBDIR=$build bash "$here/fuzz.sh" cpu > "$logs/fuzz.log" 2>&1
+    GPULDU_FUZZ_RUNNER=$build/tests/gpuLduFuzzRunner GPULDU_LIBDIR=$build bash "$here/fuzz.sh" cpu > "$logs/fuzz.log" 2>&1
 grep '^FAIL' "$logs/fuzz.log"
 echo "fuzz.sh under the sanitizers: $(tail -n 1 "$logs/fuzz.log") in $((SECONDS - step)) s"
 add "$logs/fuzz.log"

@@ -36,6 +36,8 @@ log=$logs/Allwmake.log
 
 # shellcheck source=tests/integration/checks.sh
 . "$integration/checks.sh"
+# shellcheck source=tests/suites.sh
+. "$root/tests/suites.sh"
 
 # shellcheck source=tests/releases/openfoam14Env.sh
 . "$here/openfoam14Env.sh"
@@ -136,19 +138,11 @@ sameSolves - "$(gamgCase pitzDaily pitzDaily-p p GaussSeidel)"
 # suite <name> <command...>: another test script's checks, its totals added to these
 suite()
 {
-    local name=$1 out line
+    local name=$1 out
     shift
     out=$("$@" 2>&1)
     echo "$out" | grep -E '^(PASS|FAIL|    )'
-    line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
-    if [ -n "$line" ]; then
-        passed=$((passed + ${line%% passed*}))
-        line=${line#*, }
-        failed=$((failed + ${line%% failed*}))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: no totals"
-    fi
+    addTotals <(echo "$out") || echo "FAIL $name: no totals"
 }
 
 # decomposed: the 4 ranks each its own system, and those of a (pretended) device as one system
