@@ -113,8 +113,9 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
     void factorLarge(int q, double floor);
 
     //- The bytes the factorisation takes on the backend (symbolic analysis done,
-    //  structure_.panelRows set), checked against memory (< 0: what the backend has) before anything is allocated:
-    //  an Error saying what it needs, what there is and what to do
+    //  structure_.panelRows set), checked against memory (< 0: what the backend has) before
+    //  anything is allocated: an Error saying what it needs, what there is and what to do (the
+    //  METIS ordering only where it is not the one in use)
     double checkMemory(double memory) const
     {
         const int ns = s_.nSupernodes();

@@ -645,7 +645,11 @@ struct LduLowerColumns
     //- The pattern (pointing into this object)
     SymmetricPattern pattern() const
     {
-        return {int(colStart.size()) - 1, colStart.data(), rows.data()};
+        SymmetricPattern p;
+        p.n = int(colStart.size()) - 1;
+        p.colStart = colStart.data();
+        p.rows = rows.data();
+        return p;
     }
 };
 
