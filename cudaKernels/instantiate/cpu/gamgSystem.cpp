@@ -9,8 +9,9 @@
 namespace gpuLdu
 {
 
-// Its levels' system and its coarsest level's LDL^T are compiled in their own translation units
-// (krylovSystem.cpp, ldltReal.cpp), in parallel with this one
+// Its levels' system and its coarsest level's LDL^T are instantiated in their own translation
+// units (krylovSystem.cpp, ldltReal.cpp): what this one does not inline of them (their
+// vtables and the members reached through them) is taken from there, not compiled again
 extern template class LduSystemImpl<CpuBackend>;
 extern template class LdltSolverImpl<CpuBackend, double>;
 

@@ -10,8 +10,9 @@
 namespace gpuLdu
 {
 
-// Its levels' system and its coarsest level's LDL^T are compiled in their own translation units
-// (krylovSystem.cu, ldltReal.cu), in parallel with this one
+// Its levels' system and its coarsest level's LDL^T are instantiated in their own translation
+// units (krylovSystem.cu, ldltReal.cu): what this one does not inline of them (their
+// vtables and the members reached through them) is taken from there, not compiled again
 extern template class LduSystemImpl<GpuBackend>;
 extern template class LdltSolverImpl<GpuBackend, double>;
 
