@@ -36,6 +36,17 @@
 #define GPULDU_HD
 #endif
 
+// GPULDU_DEVICE_PASS: defined where the code being compiled runs on the GPU (nvcc's device
+// pass), for the few places where a function's GPU and host twins part (a sweep's row waits on
+// the GPU, throws on the host; the memory orders of MemoryOrder.hpp). GPULDU_UNROLL: the loop
+// that follows unrolled on the GPU (its arrays then stay in registers, not local memory).
+#ifdef __CUDA_ARCH__
+#define GPULDU_DEVICE_PASS 1
+#define GPULDU_UNROLL _Pragma("unroll")
+#else
+#define GPULDU_UNROLL
+#endif
+
 namespace gpuLdu
 {
 

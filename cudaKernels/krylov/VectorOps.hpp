@@ -25,7 +25,7 @@ GPULDU_HD inline double magnitude(double x)
 //  ordinary comparison with NaN raises one.
 GPULDU_HD inline bool isSingular(double x)
 {
-#ifdef __CUDA_ARCH__
+#ifdef GPULDU_DEVICE_PASS
     return x < 1e-300;
 #else
     return std::isless(x, 1e-300);

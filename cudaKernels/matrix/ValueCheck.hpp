@@ -17,28 +17,16 @@
 #define GPULDU_VALUECHECK_HPP
 
 #include "backend/Backend.hpp"
+#include "backend/Bits.hpp"
 
 #include <thrust/count.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
 #include <cstdint>
-#include <cstring>
 
 namespace gpuLdu
 {
-
-//- The bits of a double (no floating-point operation)
-GPULDU_HD inline std::uint64_t bitsOf(double v)
-{
-#ifdef __CUDA_ARCH__
-    return static_cast<std::uint64_t>(__double_as_longlong(v));
-#else
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    return bits;
-#endif
-}
 
 constexpr std::uint64_t exponentBits = 0x7ff0'0000'0000'0000ULL;
 constexpr std::uint64_t magnitudeBits = 0x7fff'ffff'ffff'ffffULL;
@@ -47,6 +35,12 @@ constexpr std::uint64_t magnitudeBits = 0x7fff'ffff'ffff'ffffULL;
 GPULDU_HD inline bool isFiniteValue(double v)
 {
     return (bitsOf(v) & exponentBits) != exponentBits;
+}
+
+//- Whether both parts of a complex value are finite
+GPULDU_HD inline bool isFiniteValue(const Complex& v)
+{
+    return isFiniteValue(v.real()) && isFiniteValue(v.imag());
 }
 
 //- Whether a factorisation may divide by v: finite and not +-0
@@ -58,14 +52,7 @@ GPULDU_HD inline bool isUsablePivot(double v)
 //- A quiet NaN, made from its bits (0/0 would raise FE_INVALID)
 GPULDU_HD inline double quietNaN()
 {
-    constexpr std::uint64_t bits = 0x7ff8'0000'0000'0000ULL;
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double(static_cast<long long>(bits));
-#else
-    double v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-#endif
+    return doubleOfBits(0x7ff8'0000'0000'0000ULL);
 }
 
 //- a/pivot, or a quiet NaN where the pivot is zero or not finite: a factorisation meeting a bad

@@ -4,7 +4,7 @@
 // Agglomeration.hpp), a smoother on each (Smoothers.hpp: the classes of SmootherList.hpp), and
 // the V-cycle of GAMGSolverSolve.C with the correction scaling of
 // GAMGSolverScale.C and the interpolation of GAMGSolverInterpolate.C, step for step. Compiled
-// once per backend (cpuSystem.cpp, gpuSystem.cu).
+// once per backend (instantiate/cpu/, instantiate/cuda/).
 
 #ifndef GPULDU_GAMGSYSTEMIMPL_HPP
 #define GPULDU_GAMGSYSTEMIMPL_HPP
@@ -98,12 +98,12 @@ class GamgSystemImpl : public GamgSystem
     CoarsestSolver* coarsestSolver_ = nullptr;
     //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
     //  on the first such solve): the coarsest addressing (kept from the constructor), the lower
-    //  triangle's pattern (each column's diagonal, then the rows of the faces whose lower cell it
-    //  is), where each entry's value is among the level's LDU values, the values last factored
+    //  triangle's pattern and where each entry's value is among the level's LDU values
+    //  (LduLowerColumns), the values last factored
     bool directCoarsest_ = false;
     std::vector<int> coarsestLower_, coarsestUpper_;
     std::unique_ptr<LdltSolverImpl<B>> coarsestLdlt_;
-    std::vector<int> ldltColStart_, ldltRows_, ldltValueOf_;
+    LduLowerColumns coarsestColumns_;
     std::vector<double> ldltValues_;
     //- The coarsest level's values, source and correction on the host (hostCoarsest_,
     //  coarsestSolver_)
@@ -397,38 +397,15 @@ class GamgSystemImpl : public GamgSystem
         const int nF = coarsest.nFaces();
         if (!coarsestLdlt_)
         {
-            ldltColStart_.assign(n + 1, 0);
-            for (int f = 0; f < nF; ++f)
-            {
-                ++ldltColStart_[coarsestLower_[f] + 1];
-            }
-            for (int j = 0; j < n; ++j)
-            {
-                ldltColStart_[j + 1] += ldltColStart_[j] + 1;
-            }
-            ldltRows_.resize(ldltColStart_[n]);
-            ldltValueOf_.resize(ldltColStart_[n]);
-            std::vector<int> next(ldltColStart_.begin(), ldltColStart_.end() - 1);
-            for (int j = 0; j < n; ++j)
-            {
-                ldltRows_[next[j]] = j;
-                ldltValueOf_[next[j]++] = j;
-            }
-            for (int f = 0; f < nF; ++f)
-            {
-                const int j = coarsestLower_[f];
-                ldltRows_[next[j]] = coarsestUpper_[f];
-                ldltValueOf_[next[j]++] = n + f;
-            }
-            coarsestLdlt_ = std::make_unique<LdltSolverImpl<B>>(
-                SymmetricPattern{n, ldltColStart_.data(), ldltRows_.data()}, autoOrdering(n));
+            coarsestColumns_ = lduLowerColumns({n, nF, coarsestLower_.data(), coarsestUpper_.data()});
+            coarsestLdlt_ = std::make_unique<LdltSolverImpl<B>>(coarsestColumns_.pattern(), autoOrdering(n));
         }
         hostLdu_.resize(n + nF);
         B::download(hostLdu_.data(), coarsest.lduValues(), n + nF);
-        std::vector<double> values(ldltValueOf_.size());
+        std::vector<double> values(coarsestColumns_.valueOf.size());
         for (std::size_t p = 0; p < values.size(); ++p)
         {
-            values[p] = hostLdu_[ldltValueOf_[p]];
+            values[p] = hostLdu_[coarsestColumns_.valueOf[p]];
         }
         if (values != ldltValues_)
         {

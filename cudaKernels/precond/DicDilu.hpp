@@ -195,9 +195,7 @@ struct SweepRow
         t.scale = Upper ? 1 : packedRD[k];
         t.divisor = 1;
         t.nTerms = c < width ? c : width;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
+GPULDU_UNROLL
         for (int m = 0; m < Terms::maxTerms; ++m)
         {
             if (m < t.nTerms)
@@ -221,24 +219,20 @@ struct SweepRow
     //- Asks L2 for what prefetch(k) will load, ahead of time
     GPULDU_HD void prefetchL2(int k) const
     {
-#ifdef __CUDA_ARCH__
         if (k < n)
         {
-            asm volatile("prefetch.global.L2 [%0];" :: "l"(rows + k));
-            asm volatile("prefetch.global.L2 [%0];" :: "l"(count + k));
+            prefetchLine(rows + k);
+            prefetchLine(count + k);
             if (!Upper)
             {
-                asm volatile("prefetch.global.L2 [%0];" :: "l"(packedRD + k));
+                prefetchLine(packedRD + k);
             }
             for (int m = 0; m < width; ++m)
             {
-                asm volatile("prefetch.global.L2 [%0];" :: "l"(packedCol + m*n + k));
-                asm volatile("prefetch.global.L2 [%0];" :: "l"(packedCoeff + m*n + k));
+                prefetchLine(packedCol + m*n + k);
+                prefetchLine(packedCoeff + m*n + k);
             }
         }
-#else
-        (void)k;
-#endif
     }
 
     //- The row's value into out once the values it reads are there (a relaxed store: warps of

@@ -13,38 +13,25 @@
 #ifndef GPULDU_WAITPROTOCOL_HPP
 #define GPULDU_WAITPROTOCOL_HPP
 
-#include "backend/cuda/MemoryOrder.hpp"
+#include "backend/Bits.hpp"
+#include "backend/MemoryOrder.hpp"
 #include "matrix/ValueCheck.hpp"
-
-#include <cstring>
 
 namespace gpuLdu
 {
 
 //- What an output of the value-waiting sweeps holds until its row is written: a signalling NaN
 //  with a payload of its own. Arithmetic never produces it (its NaNs are quiet).
-constexpr unsigned long long notReadyBits = 0x7ff4'0000'dead'beefULL;
+constexpr std::uint64_t notReadyBits = 0x7ff4'0000'dead'beefULL;
 
 GPULDU_HD inline double notReady()
 {
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double(static_cast<long long>(notReadyBits));
-#else
-    double v;
-    std::memcpy(&v, &notReadyBits, sizeof v);
-    return v;
-#endif
+    return doubleOfBits(notReadyBits);
 }
 
 GPULDU_HD inline bool isReady(double v)
 {
-#ifdef __CUDA_ARCH__
-    return static_cast<unsigned long long>(__double_as_longlong(v)) != notReadyBits;
-#else
-    unsigned long long bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    return bits != notReadyBits;
-#endif
+    return bitsOf(v) != notReadyBits;
 }
 
 //- What a row on the host throws where a value it needs is not written yet. The host runs a
@@ -64,7 +51,7 @@ struct SweepValueNotReady : Error
 //  is there, or the row throws SweepValueNotReady.
 GPULDU_HD inline double waitReady(const double* p, double v)
 {
-#ifdef __CUDA_ARCH__
+#ifdef GPULDU_DEVICE_PASS
     while (!isReady(v))
     {
         v = loadRelaxed(p);
@@ -143,9 +130,7 @@ template<class Positions, class Row>
 GPULDU_HD inline void gatherTerms(SweepRowTerms& t, const Positions& terms, const int* col, const Row& row)
 {
     t.nTerms = terms.count < SweepRowTerms::maxTerms ? terms.count : SweepRowTerms::maxTerms;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
+GPULDU_UNROLL
     for (int m = 0; m < SweepRowTerms::maxTerms; ++m)
     {
         if (m < t.nTerms)
@@ -164,9 +149,7 @@ template<class Terms, class Value>
 GPULDU_HD inline void readTermsWith(Terms& t, const Value& value)
 {
     t.ready = true;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
+GPULDU_UNROLL
     for (int m = 0; m < Terms::maxTerms; ++m)
     {
         if (m < t.nTerms)
@@ -190,9 +173,7 @@ template<class Terms>
 GPULDU_HD inline void rereadTerms(Terms& t, const double* x)
 {
     t.ready = true;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
+GPULDU_UNROLL
     for (int m = 0; m < Terms::maxTerms; ++m)
     {
         if (m < t.nTerms && !isReady(t.x[m]))
@@ -211,9 +192,7 @@ template<bool Quotient, class Terms, class Row>
 GPULDU_HD inline double subtractTerms(const Terms& t, const double* x, const int* col, const Row& row)
 {
     double acc = t.scale*t.start;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
+GPULDU_UNROLL
     for (int m = 0; m < Terms::maxTerms; ++m)
     {
         if (m < t.nTerms)
@@ -254,7 +233,7 @@ GPULDU_HD inline void awaitTerms(Terms& t, const double* x, const int* col, cons
 {
     while (!tryFinishTerms<Quotient>(t, x, col, row, result))
     {
-#ifndef __CUDA_ARCH__
+#ifndef GPULDU_DEVICE_PASS
         throw SweepValueNotReady();
 #endif
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // LduSystem on a backend B: the value upload, A*x and A^T*x with coupled interfaces, OpenFOAM's
 // normFactor (lduMatrix::solver::normFactor in lduMatrixSolver.C) and the start every Krylov
-// loop shares; the loops are in krylov/. Compiled once per backend (cpuSystem.cpp,
-// gpuSystem.cu).
+// loop shares; the loops are in krylov/. Compiled once per backend (instantiate/cpu/,
+// instantiate/cuda/).
 
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP

@@ -84,34 +84,27 @@ ExitStatus runLdltOf(const Options& o, const LduMatrixData& m, Executor executor
     {
         return m.complexValues ? parts[i] : 0.0;
     };
-    // the lower triangle by columns: each column's diagonal, then the faces' rows below it;
-    // b = A 1 (the exact solution is 1), summed as hostProduct does
+    // the lower triangle by columns (LduLowerColumns); b = A 1 (the exact solution is 1),
+    // summed as hostProduct does
     const int n = m.nCells;
-    std::vector<int> colStart(n + 1, 0), rows, next;
-    for (std::size_t f = 0; f < m.lower.size(); ++f)
+    const int nFaces = int(m.lower.size());
+    const LduLowerColumns lower = lduLowerColumns({n, nFaces, m.lower.data(), m.upper.data()});
+    std::vector<Scalar> values(lower.rows.size()), b(n);
+    for (std::size_t p = 0; p < values.size(); ++p)
     {
-        ++colStart[m.lower[f] + 1];
+        const int v = lower.valueOf[p];
+        values[p] = v < n ? value(m.diag[v], imag(m.diagImag, v))
+                          : value(m.lowerCoeffs[v - n], imag(m.lowerImag, v - n));
     }
     for (int j = 0; j < n; ++j)
     {
-        colStart[j + 1] += colStart[j] + 1;
+        b[j] = value(m.diag[j], imag(m.diagImag, j));
     }
-    rows.resize(colStart[n]);
-    std::vector<Scalar> values(colStart[n]), b(n);
-    next.assign(colStart.begin(), colStart.end() - 1);
-    for (int j = 0; j < n; ++j)
+    for (int f = 0; f < nFaces; ++f)
     {
-        rows[next[j]] = j;
-        values[next[j]++] = b[j] = value(m.diag[j], imag(m.diagImag, j));
-    }
-    for (std::size_t f = 0; f < m.lower.size(); ++f)
-    {
-        const int j = m.lower[f];
         const Scalar a = value(m.lowerCoeffs[f], imag(m.lowerImag, f));
-        rows[next[j]] = m.upper[f];
-        values[next[j]++] = a;
         b[m.upper[f]] += a;
-        b[j] += a;
+        b[m.lower[f]] += a;
     }
     checkSource(o, b);
     const LdltOrdering ordering = o.ordering.value_or(autoOrdering(n));
@@ -125,11 +118,11 @@ ExitStatus runLdltOf(const Options& o, const LduMatrixData& m, Executor executor
     std::unique_ptr<BasicLdltSolver<Scalar>> solver;
     if constexpr (std::is_same_v<Scalar, double>)
     {
-        solver = makeLdltSolver(executor, {n, colStart.data(), rows.data()}, ordering);
+        solver = makeLdltSolver(executor, lower.pattern(), ordering);
     }
     else
     {
-        solver = makeComplexLdltSolver(executor, {n, colStart.data(), rows.data()}, ordering);
+        solver = makeComplexLdltSolver(executor, lower.pattern(), ordering);
     }
     const LdltAnalysis& a = solver->analysis();
     printAnalysis(a, m);

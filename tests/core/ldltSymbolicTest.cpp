@@ -372,4 +372,26 @@ TEST(LdltSymbolicTest, RejectsMalformedPatterns)
     EXPECT_THROW(analyseLdlt(q.view(), LdltOrdering::metis), Error);
 }
 
+//- The lower triangle of an LDU pattern by columns, by hand: 4 cells, faces (0,1) (0,3) (1,2)
+//  (2,3); column j its diagonal first, then its faces' upper cells in face order, and each
+//  entry's value at diag j (j) or face f (nCells + f)
+TEST(LduLowerColumns, DiagonalThenFacesInFaceOrder)
+{
+    const std::vector<int> lower{0, 0, 1, 2};
+    const std::vector<int> upper{1, 3, 2, 3};
+    const LduLowerColumns c = lduLowerColumns({4, 4, lower.data(), upper.data()});
+    EXPECT_EQ(c.colStart, (std::vector<int>{0, 3, 5, 7, 8}));
+    EXPECT_EQ(c.rows, (std::vector<int>{0, 1, 3, 1, 2, 2, 3, 3}));
+    EXPECT_EQ(c.valueOf, (std::vector<int>{0, 4, 5, 1, 6, 2, 7, 3}));
+    const SymmetricPattern p = c.pattern();
+    EXPECT_EQ(p.n, 4);
+    EXPECT_EQ(p.colStart, c.colStart.data());
+    EXPECT_EQ(p.rows, c.rows.data());
+    // no faces, no cells
+    const LduLowerColumns diagonal = lduLowerColumns({3, 0, nullptr, nullptr});
+    EXPECT_EQ(diagonal.colStart, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(diagonal.valueOf, (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(lduLowerColumns({0, 0, nullptr, nullptr}).pattern().n, 0);
+}
+
 } // namespace gpuLdu::test

@@ -86,6 +86,22 @@ TEST(ValueBits, FiniteAndPivotTestsByBitPattern)
         EXPECT_TRUE(isFiniteValue(v));
         EXPECT_TRUE(isUsablePivot(v));
     }
+    // a complex value is finite where both its parts are (LDL^T's values and pivots)
+    EXPECT_TRUE(isFiniteValue(Complex(1.0, -2.5)));
+    for (double v : {nan, signallingNaN, inf, -inf})
+    {
+        EXPECT_FALSE(isFiniteValue(Complex(v, 1.0)));
+        EXPECT_FALSE(isFiniteValue(Complex(1.0, v)));
+    }
+    // the bits of a double and back: one helper for the quiet NaN and the sweeps' marker
+    for (double v : {0.0, -0.0, 1.0, -2.5, inf, std::numeric_limits<double>::denorm_min()})
+    {
+        EXPECT_EQ(bitsOf(doubleOfBits(bitsOf(v))), bitsOf(v));
+    }
+    EXPECT_EQ(bitsOf(quietNaN()), 0x7ff8'0000'0000'0000ULL);
+    EXPECT_EQ(bitsOf(notReady()), notReadyBits);
+    EXPECT_FALSE(isReady(notReady()));
+    EXPECT_TRUE(isReady(quietNaN()));
     EXPECT_TRUE(std::isnan(quietNaN()));
     EXPECT_TRUE(std::isnan(quotientOrNaN(1.0, 0.0)));
     EXPECT_TRUE(std::isnan(quotientOrNaN(1.0, -0.0)));

@@ -2,6 +2,7 @@
 // What the GPU backend does not inline: the CUDA check, the workspace's buffers and transfers,
 // whether a device is usable, the dense blocks through cuBLAS.
 
+#include "backend/cuda/CudaDevices.hpp"
 #include "backend/cuda/GpuBackend.hpp"
 
 #include <cublas_v2.h>

@@ -1,52 +1,46 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Loads and stores of values that other thread blocks of the same launch write or read (the
-// one-launch sweeps, sweep/WaitProtocol.hpp and cuda/sweepKernels.hpp), in the PTX memory
-// model's terms. Each has its host twin: on the host a sweep runs level by level, so a plain
-// load or store is all it needs.
+// The GPU's side of backend/MemoryOrder.hpp, in the PTX memory model's terms: loads and stores
+// of values that other thread blocks of the same launch write or read (the one-launch sweeps,
+// sweep/WaitProtocol.hpp and sweepKernels.hpp), an L2 prefetch, and the epoch flags of the
+// chunked sweeps (sweepKernels.hpp). Forced inline: each is one instruction at its call site.
 
-#ifndef GPULDU_MEMORYORDER_HPP
-#define GPULDU_MEMORYORDER_HPP
+#ifndef GPULDU_CUDA_MEMORYORDER_HPP
+#define GPULDU_CUDA_MEMORYORDER_HPP
 
-#include "backend/Backend.hpp"
+#ifdef __CUDACC__
 
 namespace gpuLdu
 {
-
-//- A value that another thread block may have written during the same launch: read through
-//  L2, the coherent level, never from a possibly stale L1 line.
-GPULDU_HD inline double loadFresh(const double* p)
+namespace cuda
 {
-#ifdef __CUDA_ARCH__
+
+//- Read through L2, the coherent level, never from a possibly stale L1 line
+__device__ __forceinline__ double loadFresh(const double* p)
+{
     return __ldcg(p);
-#else
-    return *p;
-#endif
 }
 
-//- A value of the sweep in progress, polled until its row is written: a relaxed load at device
-//  scope (coherent, never cached in L1, no ordering cost)
-GPULDU_HD inline double loadRelaxed(const double* p)
+//- A relaxed load at device scope (coherent, never cached in L1, no ordering cost)
+__device__ __forceinline__ double loadRelaxed(const double* p)
 {
-#ifdef __CUDA_ARCH__
     double v;
     asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p));
     return v;
-#else
-    return *p;
-#endif
 }
 
-//- A sweep's result, where warps of the same launch poll for it (loadRelaxed)
-GPULDU_HD inline void storeRelaxed(double* p, double v)
+//- A relaxed store at device scope
+__device__ __forceinline__ void storeRelaxed(double* p, double v)
 {
-#ifdef __CUDA_ARCH__
     asm volatile("st.relaxed.gpu.global.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory");
-#else
-    *p = v;
-#endif
 }
 
-#ifdef __CUDACC__
+//- Asks L2 for the line of p, ahead of its load
+__device__ __forceinline__ void prefetchL2(const void* p)
+{
+    asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
+}
+
+} // namespace cuda
 
 //- A flag as a release/acquire pair at device scope: the release store orders every write that
 //  happens before it (the block's, through its barrier) before the flag; a thread that reads the
@@ -63,8 +57,8 @@ __device__ inline int readEpoch(const int* flag)
     return epoch;
 }
 
-#endif
-
 } // namespace gpuLdu
+
+#endif
 
 #endif

@@ -13,7 +13,7 @@
 #ifndef GPULDU_SWEEPKERNELS_HPP
 #define GPULDU_SWEEPKERNELS_HPP
 
-#include "backend/cuda/MemoryOrder.hpp"
+#include "backend/MemoryOrder.hpp"
 
 #include <type_traits>
 #include <utility>

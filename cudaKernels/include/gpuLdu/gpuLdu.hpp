@@ -690,6 +690,31 @@ struct SymmetricPattern
     const int* rows = nullptr;
 };
 
+//- The lower triangle of an LDU matrix's pattern in compressed columns, as makeLdltSolver takes
+//  it: column j holds its diagonal (row j) first, then one entry per face f with lower[f] == j
+//  (row upper[f]), in face order. valueOf[p]: where entry p's value lies in the LDU values taken
+//  as one array, the diagonal (nCells) then one triangle's face coefficients (nFaces): j for
+//  column j's diagonal, nCells + f for face f (a symmetric matrix: upper and lower are equal).
+struct LduLowerColumns
+{
+    std::vector<int> colStart;
+    std::vector<int> rows;
+    std::vector<int> valueOf;
+
+    //- The pattern (pointing into this object)
+    SymmetricPattern pattern() const
+    {
+        SymmetricPattern p;
+        p.n = int(colStart.size()) - 1;
+        p.colStart = colStart.data();
+        p.rows = rows.data();
+        return p;
+    }
+};
+
+//- The lower triangle of addr's pattern (LduLowerColumns)
+LduLowerColumns lduLowerColumns(const LduAddressingView& addr);
+
 //- What the symbolic analysis found (LdltSolver::analysis)
 struct LdltAnalysis
 {

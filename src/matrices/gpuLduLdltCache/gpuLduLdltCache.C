@@ -25,38 +25,13 @@ void Foam::gpuLduLdltCache::restart(const lduAddressing& addr)
     factorisations_.clear();
 
     const label nCells = addr.size();
-    const labelUList& l = addr.lowerAddr();
-    const labelUList& u = addr.upperAddr();
-    const label nFaces = l.size();
-
-    // Column j: its diagonal, then one entry per face owned by j (rows
-    // u(f) > j), in face order; counted first, then placed
-    colStart_.assign(nCells + 1, 0);
-    for (label j = 0; j < nCells; ++j)
-    {
-        colStart_[j + 1] = 1;
-    }
-    for (label f = 0; f < nFaces; ++f)
-    {
-        ++colStart_[l[f] + 1];
-    }
-    for (label j = 0; j < nCells; ++j)
-    {
-        colStart_[j + 1] += colStart_[j];
-    }
-
-    rows_.resize(colStart_[nCells]);
-    facePlace_.resize(nFaces);
-    std::vector<int> next(colStart_.begin(), colStart_.end() - 1);
-    for (label j = 0; j < nCells; ++j)
-    {
-        rows_[next[j]++] = j;
-    }
-    for (label f = 0; f < nFaces; ++f)
-    {
-        facePlace_[f] = next[l[f]]++;
-        rows_[facePlace_[f]] = u[f];
-    }
+    const label nFaces = addr.lowerAddr().size();
+    gpuLdu::LduAddressingView view;
+    view.nCells = nCells;
+    view.nFaces = nFaces;
+    view.lower = addr.lowerAddr().cdata();
+    view.upper = addr.upperAddr().cdata();
+    columns_ = gpuLdu::lduLowerColumns(view);
 
     addr_ = &addr;
     nCells_ = nCells;
@@ -65,7 +40,8 @@ void Foam::gpuLduLdltCache::restart(const lduAddressing& addr)
     if (debug)
     {
         Info<< "gpuLduLdltCache: lower triangle of " << nCells << " cells, "
-            << nFaces << " faces: " << rows_.size() << " entries" << endl;
+            << nFaces << " faces: " << columns_.rows.size() << " entries"
+            << endl;
     }
 }
 
@@ -85,11 +61,7 @@ gpuLdu::SymmetricPattern Foam::gpuLduLdltCache::pattern
         restart(addr);
     }
 
-    gpuLdu::SymmetricPattern p;
-    p.n = nCells_;
-    p.colStart = colStart_.data();
-    p.rows = rows_.data();
-    return p;
+    return columns_.pattern();
 }
 
 
@@ -102,15 +74,13 @@ void Foam::gpuLduLdltCache::gather
     // A(j, j) = diag[j]; A(u(f), l(f)) = lower[f] (= upper[f]: symmetric)
     const scalarField& diag = matrix.diag();
     const scalarField& lower = matrix.lower();
+    const label nCells = diag.size();
 
-    values.resize(rows_.size());
-    forAll(diag, j)
+    values.resize(columns_.rows.size());
+    for (std::size_t p = 0; p < values.size(); ++p)
     {
-        values[colStart_[j]] = diag[j];
-    }
-    forAll(lower, f)
-    {
-        values[facePlace_[f]] = lower[f];
+        const label v = columns_.valueOf[p];
+        values[p] = v < nCells ? diag[v] : lower[v - nCells];
     }
 }
 

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the CUDA backend tells and does about the devices and the host's page-locked memory
+// (GpuBackend.cu), in plain C++ types: for the device selection (system/devices.cpp) and
+// HostBuffer (system/hostBuffer.cpp), compiled by g++ in a build with CUDA.
+
+#ifndef GPULDU_CUDADEVICES_HPP
+#define GPULDU_CUDADEVICES_HPP
+
+#include <cstddef>
+#include <string>
+
+namespace gpuLdu
+{
+
+//- An empty string if a CUDA device is usable, else the reason it is not
+std::string cudaUnavailableReason();
+
+//- The CUDA devices this process sees
+int cudaVisibleDevices();
+
+//- cudaSetDevice(device); the device's name and PCI bus id
+std::string cudaUseDevice(int device);
+
+//- n doubles of page-locked host memory (cudaMallocHost), and their release
+double* cudaPinnedAllocate(std::size_t n);
+void cudaPinnedFree(double* p);
+
+} // namespace gpuLdu
+
+#endif
