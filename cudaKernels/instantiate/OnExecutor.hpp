@@ -21,7 +21,7 @@
 namespace gpuLdu
 {
 
-//- The Krylov solvers' system (system/LduSystemImpl.hpp) on executor E
+//- The Krylov solvers' system (krylov/LduSystemImpl.hpp) on executor E
 template<Executor E>
 std::unique_ptr<LduSystem> lduSystemOn(const LduAddressingView& addr);
 

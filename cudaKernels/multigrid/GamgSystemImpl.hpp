@@ -13,7 +13,7 @@
 #include "multigrid/Agglomeration.hpp"
 #include "multigrid/SmootherRows.hpp"
 #include "multigrid/Smoothers.hpp"
-#include "system/LduSystemImpl.hpp"
+#include "krylov/LduSystemImpl.hpp"
 
 #include <thrust/copy.h>
 #include <thrust/fill.h>

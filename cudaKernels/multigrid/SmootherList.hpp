@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The GAMG smoothers, one entry each (its keywords, whether it is OpenFOAM's, whether the
 // V-cycle divides by the diagonal under it, its class: in its own file under smoothers/). The
-// one list to extend when adding one (system/Registry.hpp and smoothers/SmootherLevel.hpp say
+// one list to extend when adding one (registry/Registry.hpp and smoothers/SmootherLevel.hpp say
 // what an entry and its class carry). Every smoother table and listing and the checkNative
 // refusal are generated from it.
 
@@ -13,7 +13,7 @@
 #include "multigrid/smoothers/IncompleteFactor.hpp"
 #include "multigrid/smoothers/IncompleteFactorGaussSeidel.hpp"
 #include "multigrid/smoothers/L1Jacobi.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {

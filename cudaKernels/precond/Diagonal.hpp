@@ -8,7 +8,7 @@
 
 #include "matrix/CsrMatrix.hpp"
 #include "matrix/ValueCheck.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {

@@ -16,7 +16,7 @@
 #include "matrix/CsrMatrix.hpp"
 #include "matrix/ValueCheck.hpp"
 #include "sweep/LevelSchedule.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 #include "sweep/WaitProtocol.hpp"
 
 #include <thrust/fill.h>

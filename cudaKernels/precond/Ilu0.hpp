@@ -11,7 +11,7 @@
 #include "matrix/ValueCheck.hpp"
 #include "sweep/LevelSchedule.hpp"
 #include "sweep/WaitProtocol.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {

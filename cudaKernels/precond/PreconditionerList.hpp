@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The preconditioners, one entry each (its keywords, whether it is OpenFOAM's, what it is built
-// on, its class: in its own file). The one list to extend when adding one (system/Registry.hpp
+// on, its class: in its own file). The one list to extend when adding one (registry/Registry.hpp
 // says what an entry carries; a preconditioner class has setup(pivotOf), apply and applyT).
 // Every preconditioner table, listing and the checkNative refusal are generated from it.
 
@@ -10,7 +10,7 @@
 #include "precond/Diagonal.hpp"
 #include "precond/DicDilu.hpp"
 #include "precond/Ilu0.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {

@@ -9,7 +9,7 @@
 #ifdef __CUDACC__
 #include "backend/cuda/GpuBackend.hpp"
 #endif
-#include "system/LduSystemImpl.hpp"
+#include "krylov/LduSystemImpl.hpp"
 #include "gpuLdu/matrixMarket.hpp"
 
 #include <algorithm>

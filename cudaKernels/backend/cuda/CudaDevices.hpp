@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the CUDA backend tells and does about the devices and the host's page-locked memory
-// (GpuBackend.cu), in plain C++ types: for the device selection (system/devices.cpp) and
-// HostBuffer (system/hostBuffer.cpp), compiled by g++ in a build with CUDA.
+// (GpuBackend.cu), in plain C++ types: for the device selection (runtime/devices.cpp) and
+// HostBuffer (runtime/hostBuffer.cpp), compiled by g++ in a build with CUDA.
 
 #ifndef GPULDU_CUDADEVICES_HPP
 #define GPULDU_CUDADEVICES_HPP

@@ -4,7 +4,7 @@
 
 #include "backend/cpu/CpuBackend.hpp"
 #include "instantiate/OnExecutor.hpp"
-#include "system/LduSystemImpl.hpp"
+#include "krylov/LduSystemImpl.hpp"
 
 namespace gpuLdu
 {

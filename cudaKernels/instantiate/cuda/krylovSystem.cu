@@ -5,7 +5,7 @@
 
 #include "backend/cuda/GpuBackend.hpp"
 #include "instantiate/OnExecutor.hpp"
-#include "system/LduSystemImpl.hpp"
+#include "krylov/LduSystemImpl.hpp"
 
 namespace gpuLdu
 {

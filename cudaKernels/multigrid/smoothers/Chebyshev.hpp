@@ -16,7 +16,7 @@
 #define GPULDU_CHEBYSHEVSMOOTHER_HPP
 
 #include "multigrid/smoothers/JacobiLike.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>

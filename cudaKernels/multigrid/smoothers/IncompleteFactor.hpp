@@ -9,7 +9,7 @@
 
 #include "multigrid/SmootherRows.hpp"
 #include "multigrid/smoothers/SmootherLevel.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {

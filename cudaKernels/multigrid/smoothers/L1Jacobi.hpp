@@ -9,7 +9,7 @@
 #define GPULDU_L1JACOBISMOOTHER_HPP
 
 #include "multigrid/smoothers/JacobiLike.hpp"
-#include "system/Registry.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {

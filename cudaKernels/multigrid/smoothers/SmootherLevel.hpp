@@ -10,7 +10,7 @@
 #ifndef GPULDU_SMOOTHERLEVEL_HPP
 #define GPULDU_SMOOTHERLEVEL_HPP
 
-#include "system/LduSystemImpl.hpp"
+#include "krylov/LduSystemImpl.hpp"
 
 #include <thrust/copy.h>
 
