@@ -73,6 +73,10 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
         view.nFaces = nFaces;
         view.lower = addr.lowerAddr().cdata();
         view.upper = addr.upperAddr().cdata();
+        if (executor == gpuLdu::Executor::gpu)
+        {
+            gpuLduDevices::makeDeviceCurrent();
+        }
         sys = gpuLdu::makeLduSystem(executor, view);
 
         if (debug)
@@ -125,6 +129,10 @@ gpuLdu::GamgSystem& Foam::gpuLduCache::gamgSystem
             level.faceRestrictAddressing =
                 agglomeration.faceRestrictAddressing(i).cdata();
             level.faceFlipMap = agglomeration.faceFlipMap(i).cdata();
+        }
+        if (executor == gpuLdu::Executor::gpu)
+        {
+            gpuLduDevices::makeDeviceCurrent();
         }
         gamgSystems_[e] = gpuLdu::makeGamgSystem(executor, fine, levels);
         gamgAgglomerations_[e] = &agglomeration;

@@ -4,6 +4,7 @@
 \*---------------------------------------------------------------------------*/
 
 #include "gpuLduLdltCache.H"
+#include "gpuLduDevices.H"
 
 namespace Foam
 {
@@ -112,6 +113,10 @@ Foam::gpuLduLdltCache::factorisation& Foam::gpuLduLdltCache::of
             factorisations_.erase(iter);
         }
         autoPtr<factorisation> f(new factorisation);
+        if (executor == gpuLdu::Executor::gpu)
+        {
+            gpuLduDevices::makeDeviceCurrent();
+        }
         for
         (
             auto other = factorisations_.cbegin();

@@ -69,6 +69,38 @@ namespace
     //  communicator (set by select)
     Foam::labelList groupRanks;
     Foam::label groupCommunicator = -1;
+
+    //- This rank's device (set by select; -1 before), and whether it is
+    //  this process's current CUDA device yet
+    Foam::label rankDevice = -1;
+    bool rankDeviceCurrent = false;
+
+    //- Make device this process's current CUDA device; a FatalError naming
+    //  the rank where it cannot be used. Returns the device's description.
+    std::string useRankDevice(const Foam::label device, const std::string& rank)
+    {
+        try
+        {
+            const std::string what = gpuLdu::useDevice(device);
+            rankDeviceCurrent = true;
+            return what;
+        }
+        catch (const gpuLdu::Error& e)
+        {
+            FatalErrorInFunction
+                << rank.c_str() << ": " << e.what() << Foam::exit(Foam::FatalError);
+        }
+        return std::string();
+    }
+}
+
+
+void Foam::gpuLduDevices::makeDeviceCurrent()
+{
+    if (rankDevice >= 0 && !rankDeviceCurrent)
+    {
+        useRankDevice(rankDevice, "rank " + std::to_string(Pstream::myProcNo()));
+    }
 }
 
 
@@ -201,21 +233,20 @@ Foam::label Foam::gpuLduDevices::select
             UPstream::allocateCommunicator(UPstream::worldComm, groupRanks);
     }
 
-    // Only the ranks that solve touch the device (a CUDA context each)
+    // Only the ranks that solve touch the device (a CUDA context each): the
+    // group's first rank now, any other when it builds a system of its own
+    // (makeDeviceCurrent)
+    rankDevice = device;
     std::string what = "executor cpu: not used";
     if (useIt && groupRanks[0] == me)
     {
-        try
-        {
-            what = gpuLdu::useDevice(device);
-        }
-        catch (const gpuLdu::Error& e)
-        {
-            FatalErrorInFunction
-                << "rank " << me << " (local rank " << localRank << " of "
-                << localSize << " on " << hosts[me] << "): " << e.what()
-                << exit(FatalError);
-        }
+        what = useRankDevice
+        (
+            device,
+            "rank " + std::to_string(me) + " (local rank "
+          + std::to_string(localRank) + " of " + std::to_string(localSize)
+          + " on " + hosts[me] + ")"
+        );
     }
 
     // The table, once: node, device (and what it is), its ranks
