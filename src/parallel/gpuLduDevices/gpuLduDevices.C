@@ -156,71 +156,80 @@ Foam::label Foam::gpuLduDevices::ranksPerSystem
 }
 
 
-Foam::label Foam::gpuLduDevices::select
-(
-    const bool useIt,
-    const label ranksPerSystem
-)
+namespace
 {
-    static label device = -1;
-    if (device >= 0)
-    {
-        return device;
-    }
 
+//- Where the ranks are: each rank's node (host name, or a pretended one),
+//  this rank's place among the ranks of its node, each rank's device
+struct rankPlaces
+{
+    Foam::List<Foam::word> hosts;
+    Foam::label localRank = 0;
+    Foam::label localSize = 0;
+    Foam::labelList devices;
+
+    //- Whether two ranks share a node and a device
+    bool together(const Foam::label a, const Foam::label b) const
+    {
+        return hosts[a] == hosts[b] && devices[a] == devices[b];
+    }
+};
+
+
+//- Every rank's node and device, gathered to all (collective): a node's
+//  ranks split over its devices by gpuLdu::deviceOfLocalRanks
+rankPlaces placeRanks(const Foam::label nDevices)
+{
+    using namespace Foam;
     const label nProcs = Pstream::nProcs();
     const label me = Pstream::myProcNo();
 
-    // Every rank's node, gathered to all
+    rankPlaces places;
     const label ranksPerNode = positiveFromEnv("GPULDU_PRETEND_RANKS_PER_NODE");
-    List<word> hosts(nProcs);
-    hosts[me] =
+    places.hosts.setSize(nProcs);
+    places.hosts[me] =
         ranksPerNode
       ? word("node" + std::to_string(me/ranksPerNode))
       : word(hostName());
-    gpuLduCompat::allGatherList(hosts);
+    gpuLduCompat::allGatherList(places.hosts);
 
-    // This rank's place among the ranks of its node
-    label localRank = 0;
-    label localSize = 0;
-    forAll(hosts, rank)
+    forAll(places.hosts, rank)
     {
-        if (hosts[rank] == hosts[me])
+        if (places.hosts[rank] == places.hosts[me])
         {
-            localRank += (rank < me);
-            ++localSize;
+            places.localRank += (rank < me);
+            ++places.localSize;
         }
     }
 
-    const label pretend = positiveFromEnv("GPULDU_PRETEND_DEVICES");
-    // (after CUDA's initialisation)
-    const label nDevices =
-        pretend ? pretend
-      : cudaUnavailableReason().empty() ? gpuLdu::visibleDevices() : 0;
-    device = gpuLdu::deviceOfLocalRanks(localSize, nDevices)[localRank];
+    places.devices.setSize(nProcs);
+    places.devices[me] =
+        gpuLdu::deviceOfLocalRanks(places.localSize, nDevices)[places.localRank];
+    gpuLduCompat::allGatherList(places.devices);
+    return places;
+}
 
-    // Every rank's device, gathered to all
-    labelList devices(nProcs);
-    devices[me] = device;
-    gpuLduCompat::allGatherList(devices);
 
-    // whether two ranks share a node and a device
-    const auto together = [&](const label a, const label b)
+//- The ranks of this rank's device, and how many of them (chunk) solve as
+//  one system: runs of ranksPerSystem (0: all), the first of each solving
+void formGroup
+(
+    const rankPlaces& places,
+    const Foam::label ranksPerSystem,
+    Foam::labelList& sharing,
+    Foam::label& chunk
+)
+{
+    using namespace Foam;
+    const label me = Pstream::myProcNo();
+    forAll(places.hosts, r)
     {
-        return hosts[a] == hosts[b] && devices[a] == devices[b];
-    };
-
-    // The ranks of this rank's device, split into runs of ranksPerSystem
-    // (0: all); the first of each run solves for it
-    labelList sharing;
-    forAll(hosts, r)
-    {
-        if (together(r, me))
+        if (places.together(r, me))
         {
             sharing.append(r);
         }
     }
-    const label chunk = ranksPerSystem > 0 ? ranksPerSystem : sharing.size();
+    chunk = ranksPerSystem > 0 ? ranksPerSystem : sharing.size();
     const label first = chunk*(gpuLduCompat::indexOf(sharing, me)/chunk);
     groupRanks = labelList
     (
@@ -232,57 +241,51 @@ Foam::label Foam::gpuLduDevices::select
         groupCommunicator =
             UPstream::allocateCommunicator(UPstream::worldComm, groupRanks);
     }
+}
 
-    // Only the ranks that solve touch the device (a CUDA context each): the
-    // group's first rank now, any other when it builds a system of its own
-    // (makeDeviceCurrent)
-    rankDevice = device;
-    std::string what = "executor cpu: not used";
-    if (useIt && groupRanks[0] == me)
-    {
-        what = useRankDevice
-        (
-            device,
-            "rank " + std::to_string(me) + " (local rank "
-          + std::to_string(localRank) + " of " + std::to_string(localSize)
-          + " on " + hosts[me] + ")"
-        );
-    }
 
-    // The table, once: node, device (and what it is), its ranks
-    List<string> names(nProcs);
-    names[me] = what;
+//- The master's table: per node and device, what the device is (names,
+//  gathered from the ranks) and its ranks
+void logPlaces
+(
+    const rankPlaces& places,
+    Foam::List<Foam::string>& names,
+    const Foam::label pretend
+)
+{
+    using namespace Foam;
     Pstream::gatherList(names);
 
     label nNodes = 0;
-    forAll(hosts, rank)
+    forAll(places.hosts, rank)
     {
-        nNodes += (gpuLduCompat::indexOf(hosts, hosts[rank]) == rank);
+        nNodes += (gpuLduCompat::indexOf(places.hosts, places.hosts[rank]) == rank);
     }
-    Info<< "gpuLduSolvers: " << nProcs << " rank(s) on " << nNodes
+    Info<< "gpuLduSolvers: " << Pstream::nProcs() << " rank(s) on " << nNodes
         << " node(s) share their GPUs by node-local rank";
     if (pretend)
     {
         Info<< " (pretending " << pretend << " device(s) per node)";
     }
     Info<< nl;
-    forAll(hosts, first)
+    forAll(places.hosts, first)
     {
         // the first rank of each (node, device) pair lists the pair's ranks
         bool seen = false;
         for (label r = 0; r < first && !seen; ++r)
         {
-            seen = together(r, first);
+            seen = places.together(r, first);
         }
         if (seen)
         {
             continue;
         }
-        Info<< "    node " << hosts[first].c_str() << ", device "
-            << devices[first] << " (" << names[first].c_str() << "): ranks";
-        forAll(hosts, r)
+        Info<< "    node " << places.hosts[first].c_str() << ", device "
+            << places.devices[first] << " (" << names[first].c_str()
+            << "): ranks";
+        forAll(places.hosts, r)
         {
-            if (together(r, first))
+            if (places.together(r, first))
             {
                 Info<< " " << r;
             }
@@ -290,6 +293,53 @@ Foam::label Foam::gpuLduDevices::select
         Info<< nl;
     }
     Info<< endl;
+}
+
+} // End anonymous namespace
+
+
+Foam::label Foam::gpuLduDevices::select
+(
+    const bool useIt,
+    const label ranksPerSystem
+)
+{
+    static label device = -1;
+    if (device >= 0)
+    {
+        return device;
+    }
+    const label me = Pstream::myProcNo();
+
+    const label pretend = positiveFromEnv("GPULDU_PRETEND_DEVICES");
+    // (after CUDA's initialisation)
+    const label nDevices =
+        pretend ? pretend
+      : cudaUnavailableReason().empty() ? gpuLdu::visibleDevices() : 0;
+    const rankPlaces places = placeRanks(nDevices);
+    device = places.devices[me];
+
+    labelList sharing;
+    label chunk = 0;
+    formGroup(places, ranksPerSystem, sharing, chunk);
+
+    // Only the ranks that solve touch the device (a CUDA context each): the
+    // group's first rank now, any other when it builds a system of its own
+    // (makeDeviceCurrent)
+    rankDevice = device;
+    List<string> names(Pstream::nProcs());
+    names[me] = "executor cpu: not used";
+    if (useIt && groupRanks[0] == me)
+    {
+        names[me] = useRankDevice
+        (
+            device,
+            "rank " + std::to_string(me) + " (local rank "
+          + std::to_string(places.localRank) + " of "
+          + std::to_string(places.localSize) + " on " + places.hosts[me] + ")"
+        );
+    }
+    logPlaces(places, names, pretend);
 
     if (chunk > 1 && sharing.size() > 1)
     {
