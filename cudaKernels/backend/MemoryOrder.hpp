@@ -18,7 +18,7 @@ namespace gpuLdu
 GPULDU_HD inline double loadFresh(const double* p)
 {
 #ifdef GPULDU_DEVICE_PASS
-    return cuda::loadFresh(p);
+    return ptx::loadFresh(p);
 #else
     return *p;
 #endif
@@ -28,7 +28,7 @@ GPULDU_HD inline double loadFresh(const double* p)
 GPULDU_HD inline double loadRelaxed(const double* p)
 {
 #ifdef GPULDU_DEVICE_PASS
-    return cuda::loadRelaxed(p);
+    return ptx::loadRelaxed(p);
 #else
     return *p;
 #endif
@@ -38,7 +38,7 @@ GPULDU_HD inline double loadRelaxed(const double* p)
 GPULDU_HD inline void storeRelaxed(double* p, double v)
 {
 #ifdef GPULDU_DEVICE_PASS
-    cuda::storeRelaxed(p, v);
+    ptx::storeRelaxed(p, v);
 #else
     *p = v;
 #endif
@@ -49,7 +49,7 @@ template<class T>
 GPULDU_HD inline void prefetchLine(const T* p)
 {
 #ifdef GPULDU_DEVICE_PASS
-    cuda::prefetchL2(p);
+    ptx::prefetchL2(p);
 #else
     (void)p;
 #endif

@@ -11,7 +11,7 @@
 
 namespace gpuLdu
 {
-namespace cuda
+namespace ptx
 {
 
 //- Read through L2, the coherent level, never from a possibly stale L1 line
@@ -40,7 +40,7 @@ __device__ __forceinline__ void prefetchL2(const void* p)
     asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
 }
 
-} // namespace cuda
+} // namespace ptx
 
 //- A flag as a release/acquire pair at device scope: the release store orders every write that
 //  happens before it (the block's, through its barrier) before the flag; a thread that reads the
