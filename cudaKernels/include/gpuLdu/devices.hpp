@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The devices: whether the build has the GPU backend, which device a process and a node's ranks
+// use, and host memory for values on their way to a device (HostBuffer). Part of the core's
+// interface: gpuLdu.hpp includes every part.
+
+#ifndef GPULDU_DEVICES_HPP
+#define GPULDU_DEVICES_HPP
+
+#include "gpuLdu/choices.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpuLdu
+{
+
+//- Host memory for values on their way to a system or back: page-locked for the GPU executor,
+//  so that setMatrix and solve copy straight between it and the device (no staging copy through
+//  the system's own page-locked buffer); ordinary memory for the CPU executor.
+class HostBuffer
+{
+    double* data_ = nullptr;
+    std::size_t size_ = 0;
+    bool pinned_ = false;
+
+public:
+    HostBuffer() = default;
+    HostBuffer(Executor executor, std::size_t n);
+    ~HostBuffer();
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+    HostBuffer(HostBuffer&& other) noexcept;
+    HostBuffer& operator=(HostBuffer&& other) noexcept;
+
+    double* data() { return data_; }
+    const double* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    double* begin() { return data_; }
+    double* end() { return data_ + size_; }
+};
+
+//- Whether this build contains the GPU backend.
+bool builtWithCuda();
+
+//- The CUDA devices this process sees (CUDA_VISIBLE_DEVICES respected); 0 where none is usable.
+int visibleDevices();
+
+//- Device `device` (of visibleDevices()) for this process's GPU systems from now on: call it
+//  before the first makeLduSystem with executor gpu. Returns the device's name and PCI bus id
+//  (what tells two devices apart in a log); throws Error if it is out of range.
+std::string useDevice(int device);
+
+//- The device of each node-local rank when nLocal ranks of one node share nDevices devices:
+//  the ranks split into min(nDevices, nLocal) groups of neighbouring ranks, as even as possible
+//  (the first nLocal % nGroups groups one rank larger), group g on device g. A rank's device
+//  follows from its rank among the ranks of its own node, never from its global rank.
+std::vector<int> deviceOfLocalRanks(int nLocal, int nDevices);
+
+//- An empty string if a CUDA device is usable, else the reason it is not.
+std::string gpuUnavailableReason();
+
+} // namespace gpuLdu
+
+#endif

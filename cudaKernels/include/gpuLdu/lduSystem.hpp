@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A linear system on one LDU addressing: its controls and result, its coupling to the world
+// outside its matrix (global sums, coupled interfaces), and the Krylov solves (LduSystem). Part of
+// the core's interface: gpuLdu.hpp includes every part.
+
+#ifndef GPULDU_LDUSYSTEM_HPP
+#define GPULDU_LDUSYSTEM_HPP
+
+#include "gpuLdu/choices.hpp"
+#include "gpuLdu/errors.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuLdu
+{
+
+//- OpenFOAM's lduAddressing, borrowed: lower[f] < upper[f], faces sorted by lower (owner
+//  order); a mesh's faces are also sorted by upper within a lower cell (upper-triangular
+//  order), the coarse levels of a GAMG agglomeration need not be. Every product and sweep takes
+//  a row's terms in OpenFOAM's face order (ILU0, not OpenFOAM's, needs upper-triangular order).
+struct LduAddressingView
+{
+    int nCells = 0;
+    int nFaces = 0;
+    const int* lower = nullptr;
+    const int* upper = nullptr;
+};
+
+//- The controls of lduMatrix::solver, with OpenFOAM's meaning.
+struct SolverControls
+{
+    int maxIter = 1000;
+    int minIter = 0;
+    double tolerance = 1e-6;
+    double relTol = 0;
+    //- Residuals divided by OpenFOAM's normFactor (true), or by 1 (ESI's "norm none")
+    bool normalised = true;
+    //- PBiCGStab's convergence test at the half step counts the current iteration towards
+    //  minIter (the Foundation's releases 12+), or only those before it (v1912, ESI)
+    bool halfStepCountsItself = false;
+};
+
+//- What a solve reports; mirrors OpenFOAM's SolverPerformance.
+struct SolveResult
+{
+    double initialResidual = 0;
+    double finalResidual = 0;
+    int nIterations = 0;
+    bool converged = false;
+    //- True when the loop stopped on OpenFOAM's singularity test.
+    bool singular = false;
+    //- True when a residual became NaN or infinite (the solve stopped there).
+    bool nonFinite = false;
+
+    //- Wall-clock seconds of the phases, the device synchronised at their ends:
+    //  values to the device and into CSR (setMatrix and the psi/source upload), the numeric
+    //  preconditioner, and the rest (residual, normFactor, iterations, psi download).
+    double uploadSeconds = 0;
+    double setupSeconds = 0;
+    double iterateSeconds = 0;
+    //- Ranks consolidated into one system (the OpenFOAM layer): their values to the system's
+    //  owner and psi back
+    double handOverSeconds = 0;
+};
+
+//- Where a host interface term falls in a row's sum. OpenFOAM subtracts the interface terms
+//  patch after patch; the patches a system holds itself (LduSystem::setDeviceCouplings, the
+//  processor patches between ranks consolidated into one system) take a contiguous stretch of
+//  that order: the host's patches before it are early, those after it late.
+enum class InterfacePhase
+{
+    early,
+    late
+};
+
+//- What the solver needs from the world outside its matrix: global reductions and the coupled-
+//  interface (cyclic, processor, ...) contributions to A*x that the system does not hold. The
+//  default is a serial matrix without interfaces.
+class Coupling
+{
+public:
+    virtual ~Coupling() = default;
+
+    //- Global sum over all ranks, given the partial sums of the system's parts (LduSystem::
+    //  setParts, one part per rank whose matrix the system holds, in order): OpenFOAM's reduce.
+    virtual double sum(const double* partials, int nParts) const
+    {
+        double s = 0;
+        for (int p = 0; p < nParts; ++p)
+        {
+            s += partials[p];
+        }
+        return s;
+    }
+
+    //- Whether sum returns its one partial (one rank, one part): then a solver keeps its sums
+    //  on the device between the steps that use them, and brings one value per iteration to
+    //  the host
+    virtual bool sumsAreLocal() const
+    {
+        return true;
+    }
+
+    //- Whether the host has interface terms in this phase
+    virtual bool hasPhase(InterfacePhase phase) const
+    {
+        (void)phase;
+        return false;
+    }
+
+    //- x at the interface cells (in the order of LduSystem::setInterfaces), and y, on entry
+    //  (A x) at the same cells with the terms of the phases before: subtract this phase's
+    //  interface terms from y one after another in the order of OpenFOAM's Amul (patch after
+    //  patch, face after face), so that a cell on several patch faces gets them in native order
+    //  and y is Amul's to the bit.
+    virtual void interfaceProduct(InterfacePhase phase, const double* xAtCells, double* yAtCells) const
+    {
+        (void)phase;
+        (void)xAtCells;
+        (void)yAtCells;
+    }
+
+    //- The same for (A^T x): OpenFOAM's Tmul, with the interfaceIntCoeffs.
+    virtual void interfaceProductT(InterfacePhase phase, const double* xAtCells, double* yAtCells) const
+    {
+        (void)phase;
+        (void)xAtCells;
+        (void)yAtCells;
+    }
+
+    //- sumA at the interface cells: subtract this phase's interface coefficients in the order
+    //  of OpenFOAM's lduMatrix::sumA (normFactor's row sums).
+    virtual void interfaceRowSums(InterfacePhase phase, double* sumAAtCells) const
+    {
+        (void)phase;
+        (void)sumAAtCells;
+    }
+
+    //- The terms of interfaceProduct with the other sign, added to y: OpenFOAM's interface
+    //  update with add = false, as lduMatrix::residual (y = b - A x) and the Gauss-Seidel
+    //  smoothers' b' (y = b) take them.
+    virtual void interfaceResidual(InterfacePhase phase, const double* xAtCells, double* yAtCells) const
+    {
+        (void)phase;
+        (void)xAtCells;
+        (void)yAtCells;
+    }
+
+    //- |interface coefficient| of this phase's faces added to y at their cells: the
+    //  off-diagonal magnitudes that the interfaces add to a row (the plugin's l1-Jacobi norms
+    //  and Chebyshev bounds).
+    virtual void interfaceMagnitudes(InterfacePhase phase, double* yAtCells) const
+    {
+        (void)phase;
+        (void)yAtCells;
+    }
+
+    //- Global maximum over all ranks of a rank's value
+    virtual double maximum(double local) const
+    {
+        return local;
+    }
+};
+
+//- Interface terms a system applies itself, between the early and the late host phase: for each
+//  row rows[j], the terms k in [start[j], start[j+1]) in order, y[rows[j]] -= c[k]*x[cols[k]],
+//  c the coefficients of A (A^T: the int coefficients) of the last setDeviceCouplingCoeffs. For
+//  ranks consolidated into one system these are their processor patches to each other: row a
+//  cell of one rank, column the cell across the patch face on the other.
+struct DeviceCouplings
+{
+    std::vector<int> rows;
+    std::vector<int> start{0};
+    std::vector<int> cols;
+
+    int nTerms() const
+    {
+        return start.empty() ? 0 : start.back();
+    }
+};
+
+//- A linear system on one LDU addressing, on one executor. Everything that depends only on the
+//  addressing (CSR pattern, LDU->CSR permutation, level schedules, buffers) is built once by
+//  makeLduSystem; each solve then uploads values only.
+class LduSystem
+{
+public:
+    virtual ~LduSystem() = default;
+
+    virtual Executor executor() const = 0;
+    virtual int nCells() const = 0;
+    virtual int nFaces() const = 0;
+
+    //- Upload the matrix values. lower == nullptr means symmetric (lower = upper).
+    virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
+
+    //- The distinct cells whose (A x) and row sums get coupled-interface terms from the host
+    //  (Coupling)
+    virtual void setInterfaces(const std::vector<int>& cells) = 0;
+
+    //- The rows of the ranks whose matrices this system holds: rank p's rows are
+    //  [starts[p], starts[p+1]) (starts[0] = 0, the last nCells()); sums are taken per rank
+    //  (Coupling::sum). Default: one part.
+    virtual void setParts(const std::vector<int>& starts) = 0;
+
+    //- The interface terms the system applies itself (DeviceCouplings), their pattern
+    virtual void setDeviceCouplings(const DeviceCouplings& couplings) = 0;
+
+    //- Their coefficients for A and for A^T (nTerms() each)
+    virtual void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) = 0;
+
+    //- Use this format for A x and A^T x from now on; automatic resolves through chooseFormat.
+    //  A format is converted from CSR on first use (on the backend) and then kept; returns the
+    //  format in use. The device has finished the conversion when it returns.
+    virtual MatrixFormat setFormat(MatrixFormat format) = 0;
+
+    //- The row lengths of the CSR pattern (diagonal included)
+    virtual RowLengthStats rowLengthStats() const = 0;
+
+    //- y = A x on host arrays of nCells() values, through the format in use, with the values
+    //  of the last setMatrix; interfaces are not included.
+    virtual void multiply(const double* x, double* y) = 0;
+
+    //- Milliseconds per A x (no interfaces) with the format in use, on vectors already on the
+    //  backend: the median of repeats runs, each timed with the device synchronised.
+    virtual double timeMultiply(int repeats) = 0;
+
+    //- Solve A psi = source with the exact loop of OpenFOAM's PCG, PBiCG or PBiCGStab: psi is
+    //  the initial guess on entry and the solution on exit. Throws ValueError, before
+    //  iterating, for a value of the matrix, source or psi that is not finite and for a zero
+    //  or non-finite pivot of the preconditioner.
+    virtual SolveResult solve(
+        KrylovMethod method,
+        double* psi,
+        const double* source,
+        const SolverControls& controls,
+        Preconditioner preconditioner,
+        const Coupling& coupling
+    ) = 0;
+};
+
+//- Build the system for an addressing on an executor. Throws Error for invalid addressing, for
+//  executor gpu in a build without CUDA, or when no CUDA device is usable.
+std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingView& addr);
+
+} // namespace gpuLdu
+
+#endif
