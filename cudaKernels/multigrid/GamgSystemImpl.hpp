@@ -9,8 +9,8 @@
 #ifndef GPULDU_GAMGSYSTEMIMPL_HPP
 #define GPULDU_GAMGSYSTEMIMPL_HPP
 
-#include "direct/LdltImpl.hpp"
 #include "multigrid/Agglomeration.hpp"
+#include "multigrid/GamgCoarsest.hpp"
 #include "multigrid/SmootherRows.hpp"
 #include "multigrid/Smoothers.hpp"
 #include "krylov/LduSystemImpl.hpp"
@@ -88,28 +88,9 @@ class GamgSystemImpl : public GamgSystem
     Vector<double> smootherWork_[2];
     Vector<double> interfaceSource_;
 
-    //- Where the backend is the GPU and the coarsest level is small: that level's solve on the
-    //  host (the CPU executor's system), its matrix, source and correction carried over. A
-    //  Krylov loop on a few cells waits for the host at every iteration on the device; on the
-    //  host it takes microseconds, and the arithmetic is OpenFOAM's own order.
-    static constexpr int hostCoarsestMaxCells = 4096;
-    std::unique_ptr<LduSystem> hostCoarsest_;
-    //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
-    CoarsestSolver* coarsestSolver_ = nullptr;
-    //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
-    //  on the first such solve): the coarsest addressing (kept from the constructor), the lower
-    //  triangle's pattern and where each entry's value is among the level's LDU values
-    //  (LduLowerColumns), the values last factored
-    bool directCoarsest_ = false;
-    std::vector<int> coarsestLower_, coarsestUpper_;
-    std::unique_ptr<LdltSolverImpl<B>> coarsestLdlt_;
-    LduLowerColumns coarsestColumns_;
-    std::vector<double> ldltValues_;
-    //- The coarsest level's values, source and correction on the host (hostCoarsest_,
-    //  coarsestSolver_)
-    std::vector<double> hostLdu_;
-    std::vector<double> hostPsi_;
-    std::vector<double> hostSource_;
+    //- The coarsest level's solve (GamgCoarsest.hpp): on this backend, on the host, by LDL^T or
+    //  by a CoarsestSolver
+    std::unique_ptr<GamgCoarsest<B>> coarsest_;
 
     GamgTimes times_;
     bool timed_ = false;
@@ -346,104 +327,8 @@ class GamgSystemImpl : public GamgSystem
     void solveCoarsestLevel(const SolverControls& gamgControls, const GamgControls& c)
     {
         const int k = nCoarse() - 1;
-        const Coupling& coupling = this->coupling(nCoarse());
-        Level& coarsest = *systems_.back();
-        const int n = coarsest.n();
-        SolverControls controls;
-        controls.tolerance = gamgControls.tolerance;
-        controls.relTol = gamgControls.relTol;
-        const KrylovMethod method = symmetric_ ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
-        const Preconditioner preconditioner = Preconditioner::named(symmetric_ ? "DIC" : "DILU");
-        if (directCoarsest_)
-        {
-            coarsestLdlt_->applyInverse(ptr(src_[k]), ptr(corr_[k]));
-            return;
-        }
-        if (coarsestSolver_)
-        {
-            B::download(hostSource_.data(), ptr(src_[k]), n);
-            coarsestSolver_->solve(hostSource_.data(), hostPsi_.data());
-            B::upload(ptr(corr_[k]), hostPsi_.data(), n);
-            return;
-        }
-        if (c.coarsestByDiagonal)
-        {
-            // corr = src/diag (diagonalSolver: no interface terms, no iteration)
-            const CsrMatrix<B>& A = coarsest.matrix();
-            forEach<B>(0, n, detail::DiagonalSolveRow{ptr(A.diagPos), ptr(A.val), ptr(src_[k]), ptr(corr_[k])});
-            return;
-        }
-        if (hostCoarsest_)
-        {
-            B::download(hostSource_.data(), ptr(src_[k]), n);
-            std::fill(hostPsi_.begin(), hostPsi_.end(), 0.0);
-            hostCoarsest_->solve(method, hostPsi_.data(), hostSource_.data(), controls, preconditioner, coupling);
-            B::upload(ptr(corr_[k]), hostPsi_.data(), n);
-            return;
-        }
-        thrust::copy_n(B::policy(), ptr(src_[k]), n, coarsest.source());
-        thrust::fill_n(B::policy(), coarsest.psi(), n, 0.0);
-        coarsest.solveResident(method, controls, preconditioner, coupling);
-        thrust::copy_n(B::policy(), coarsest.psi(), n, ptr(corr_[k]));
-    }
-
-    //- directCoarsest: the coarsest matrix factored by LDL^T where its values changed since the
-    //  last factor (the symbolic analysis on the first call); a pivot that static pivoting had
-    //  to replace makes the direct solve inexact: an error, never a silently slower GAMG
-    void factorCoarsest()
-    {
-        Level& coarsest = *systems_.back();
-        const int n = coarsest.n();
-        const int nF = coarsest.nFaces();
-        if (!coarsestLdlt_)
-        {
-            coarsestColumns_ = lduLowerColumns({n, nF, coarsestLower_.data(), coarsestUpper_.data()});
-            coarsestLdlt_ = std::make_unique<LdltSolverImpl<B>>(coarsestColumns_.pattern(), autoOrdering(n));
-        }
-        hostLdu_.resize(n + nF);
-        B::download(hostLdu_.data(), coarsest.lduValues(), n + nF);
-        std::vector<double> values(coarsestColumns_.valueOf.size());
-        for (std::size_t p = 0; p < values.size(); ++p)
-        {
-            values[p] = hostLdu_[coarsestColumns_.valueOf[p]];
-        }
-        if (values != ldltValues_)
-        {
-            ldltValues_.clear();
-            const LdltFactorStats stats = coarsestLdlt_->factor(values.data());
-            if (stats.nStaticPivots > 0)
-            {
-                throw Error("gpuLdu: GAMG's coarsest level (" + std::to_string(n) + " cells) is singular to working"
-                            " precision: its LDL^T replaced " + std::to_string(stats.nStaticPivots)
-                            + " pivots; solve it iteratively (directSolveCoarsest no)");
-            }
-            ldltValues_ = std::move(values);
-        }
-    }
-
-    //- The coarsest matrix to the host's solver or system, where it solves there
-    void setHostCoarsestMatrix()
-    {
-        if (!hostCoarsest_ && !coarsestSolver_)
-        {
-            return;
-        }
-        Level& coarsest = *systems_.back();
-        const int n = coarsest.n();
-        const int nF = coarsest.nFaces();
-        hostLdu_.resize(n + 2*nF);
-        hostPsi_.resize(n);
-        hostSource_.resize(n);
-        B::download(hostLdu_.data(), coarsest.lduValues(), symmetric_ ? n + nF : n + 2*nF);
-        const double* lower = symmetric_ ? nullptr : hostLdu_.data() + n + nF;
-        if (coarsestSolver_)
-        {
-            coarsestSolver_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, lower);
-        }
-        else
-        {
-            hostCoarsest_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, lower);
-        }
+        coarsest_->solve(*systems_.back(), ptr(src_[k]), ptr(corr_[k]), gamgControls, c, coupling(nCoarse()),
+                         symmetric_);
     }
 
 public:
@@ -468,13 +353,7 @@ public:
             corr_.emplace_back(systems_[k + 1]->n());
             src_.emplace_back(systems_[k + 1]->n());
         }
-        const LduAddressingView& last = levels.back().coarse;
-        coarsestLower_.assign(last.lower, last.lower + last.nFaces);
-        coarsestUpper_.assign(last.upper, last.upper + last.nFaces);
-        if (B::executor == Executor::gpu && levels.back().coarse.nCells <= hostCoarsestMaxCells)
-        {
-            hostCoarsest_ = makeLduSystem(Executor::cpu, levels.back().coarse);
-        }
+        coarsest_ = std::make_unique<GamgCoarsest<B>>(levels.back().coarse);
         const int n = fine.nCells;
         Apsi_.resize(n);
         finestCorrection_.resize(n);
@@ -550,9 +429,9 @@ public:
         {
             set(*systems_[k], ofLevels[k]);
         }
-        if (hostCoarsest_)
+        if (LduSystem* host = coarsest_->hostSystem())
         {
-            set(*hostCoarsest_, ofLevels.back());
+            set(*host, ofLevels.back());
         }
     }
 
@@ -574,9 +453,10 @@ public:
             throw Error("gpuLdu: GAMG level " + std::to_string(level) + " of " + std::to_string(nCoarse() + 1));
         }
         systems_[level]->setDeviceCouplingCoeffs(coeffs, intCoeffs);
-        if (hostCoarsest_ && level == nCoarse())
+        LduSystem* host = coarsest_->hostSystem();
+        if (host && level == nCoarse())
         {
-            hostCoarsest_->setDeviceCouplingCoeffs(coeffs, intCoeffs);
+            host->setDeviceCouplingCoeffs(coeffs, intCoeffs);
         }
     }
 
@@ -587,7 +467,7 @@ public:
 
     void setCoarsestSolver(CoarsestSolver* solver) override
     {
-        coarsestSolver_ = solver;
+        coarsest_->setSolver(solver);
     }
 
     //- GAMGSolver::solve
@@ -631,19 +511,7 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        directCoarsest_ = gamg.directCoarsest;
-        if (directCoarsest_ && !symmetric_)
-        {
-            throw Error("gpuLdu: GAMG's direct coarsest solve (LDL^T) is for symmetric matrices");
-        }
-        if (directCoarsest_)
-        {
-            factorCoarsest();
-        }
-        else
-        {
-            setHostCoarsestMatrix();
-        }
+        coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_);
         times_.coarseMatrices = Level::secondsSince(start);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GAMG's coarsest level solved (GAMGSolver::solveCoarsestLevel), the ways the controls choose:
+// OpenFOAM's PCG with DIC (symmetric) or PBiCGStab with DILU from a zero correction, on this
+// backend or, where the backend is the GPU and the level is small, on the host; the sparse LDL^T
+// on this backend (GamgControls::directCoarsest); a CoarsestSolver on the host
+// (directSolveCoarsest by OpenFOAM's LU); source/diag (GamgControls::coarsestByDiagonal).
+
+#ifndef GPULDU_GAMGCOARSEST_HPP
+#define GPULDU_GAMGCOARSEST_HPP
+
+#include "direct/LdltImpl.hpp"
+#include "krylov/LduSystemImpl.hpp"
+#include "multigrid/SmootherRows.hpp"
+
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuLdu
+{
+
+template<class B>
+class GamgCoarsest
+{
+    using Level = LduSystemImpl<B>;
+
+    //- Where the backend is the GPU and the coarsest level is small: that level's solve on the
+    //  host (the CPU executor's system), its matrix, source and correction carried over. A
+    //  Krylov loop on a few cells waits for the host at every iteration on the device; on the
+    //  host it takes microseconds, and the arithmetic is OpenFOAM's own order.
+    static constexpr int hostMaxCells = 4096;
+    std::unique_ptr<LduSystem> host_;
+    //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
+    CoarsestSolver* solver_ = nullptr;
+    //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
+    //  on the first such solve): the coarsest addressing (kept from the constructor), the lower
+    //  triangle's pattern and where each entry's value is among the level's LDU values
+    //  (LduLowerColumns), the values last factored
+    bool direct_ = false;
+    std::vector<int> lower_;
+    std::vector<int> upper_;
+    std::unique_ptr<LdltSolverImpl<B>> ldlt_;
+    LduLowerColumns columns_;
+    std::vector<double> ldltValues_;
+    //- The coarsest level's values, source and correction on the host (host_, solver_)
+    std::vector<double> hostLdu_;
+    std::vector<double> hostPsi_;
+    std::vector<double> hostSource_;
+
+    //- directCoarsest: the coarsest matrix factored by LDL^T where its values changed since the
+    //  last factor (the symbolic analysis on the first call); a pivot that static pivoting had
+    //  to replace makes the direct solve inexact: an error, never a silently slower GAMG
+    void factor(Level& coarsest)
+    {
+        const int n = coarsest.n();
+        const int nF = coarsest.nFaces();
+        if (!ldlt_)
+        {
+            columns_ = lduLowerColumns({n, nF, lower_.data(), upper_.data()});
+            ldlt_ = std::make_unique<LdltSolverImpl<B>>(columns_.pattern(), autoOrdering(n));
+        }
+        hostLdu_.resize(n + nF);
+        B::download(hostLdu_.data(), coarsest.lduValues(), n + nF);
+        std::vector<double> values(columns_.valueOf.size());
+        for (std::size_t p = 0; p < values.size(); ++p)
+        {
+            values[p] = hostLdu_[columns_.valueOf[p]];
+        }
+        if (values != ldltValues_)
+        {
+            ldltValues_.clear();
+            const LdltFactorStats stats = ldlt_->factor(values.data());
+            if (stats.nStaticPivots > 0)
+            {
+                throw Error("gpuLdu: GAMG's coarsest level (" + std::to_string(n) + " cells) is singular to working"
+                            " precision: its LDL^T replaced " + std::to_string(stats.nStaticPivots)
+                            + " pivots; solve it iteratively (directSolveCoarsest no)");
+            }
+            ldltValues_ = std::move(values);
+        }
+    }
+
+    //- The coarsest matrix to the host's solver or system, where it solves there
+    void setHostMatrix(Level& coarsest, bool symmetric)
+    {
+        if (!host_ && !solver_)
+        {
+            return;
+        }
+        const int n = coarsest.n();
+        const int nF = coarsest.nFaces();
+        hostLdu_.resize(n + 2*nF);
+        hostPsi_.resize(n);
+        hostSource_.resize(n);
+        B::download(hostLdu_.data(), coarsest.lduValues(), symmetric ? n + nF : n + 2*nF);
+        const double* lower = symmetric ? nullptr : hostLdu_.data() + n + nF;
+        if (solver_)
+        {
+            solver_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, lower);
+        }
+        else
+        {
+            host_->setMatrix(hostLdu_.data(), hostLdu_.data() + n, lower);
+        }
+    }
+
+public:
+    //- For the coarsest level's addressing (its faces kept for the LDL^T's pattern)
+    explicit GamgCoarsest(const LduAddressingView& coarsest)
+    :
+        lower_(coarsest.lower, coarsest.lower + coarsest.nFaces),
+        upper_(coarsest.upper, coarsest.upper + coarsest.nFaces)
+    {
+        if (B::executor == Executor::gpu && coarsest.nCells <= hostMaxCells)
+        {
+            host_ = makeLduSystem(Executor::cpu, coarsest);
+        }
+    }
+
+    //- The host's system of the coarsest level, where it solves there (else nullptr): its
+    //  parts and device couplings are set with the level's
+    LduSystem* hostSystem()
+    {
+        return host_.get();
+    }
+
+    //- The coarsest level solved by this solver from now on (nullptr: as the controls say)
+    void setSolver(CoarsestSolver* solver)
+    {
+        solver_ = solver;
+    }
+
+    //- Per solve, once the coarsest matrix is summed: factored (direct, symmetric matrices
+    //  only), or handed to the host's solver or system where it solves there
+    void setMatrix(Level& coarsest, bool direct, bool symmetric)
+    {
+        direct_ = direct;
+        if (direct_ && !symmetric)
+        {
+            throw Error("gpuLdu: GAMG's direct coarsest solve (LDL^T) is for symmetric matrices");
+        }
+        if (direct_)
+        {
+            factor(coarsest);
+        }
+        else
+        {
+            setHostMatrix(coarsest, symmetric);
+        }
+    }
+
+    //- corr = the coarsest level's correction for src (arrays of the backend): from a zero
+    //  correction, OpenFOAM's PCG with DIC (symmetric) or PBiCGStab with DILU to the GAMG's
+    //  tolerance and relTol (the level's system solves its own psi from its own source: the
+    //  fields are copied in and out); or, as set and controlled, by LDL^T, the CoarsestSolver,
+    //  source/diag (coarsestByDiagonal), or the host's system
+    void solve(
+        Level& coarsest,
+        const double* src,
+        double* corr,
+        const SolverControls& gamgControls,
+        const GamgControls& c,
+        const Coupling& coupling,
+        bool symmetric
+    )
+    {
+        const int n = coarsest.n();
+        SolverControls controls;
+        controls.tolerance = gamgControls.tolerance;
+        controls.relTol = gamgControls.relTol;
+        const KrylovMethod method = symmetric ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
+        const Preconditioner preconditioner = Preconditioner::named(symmetric ? "DIC" : "DILU");
+        if (direct_)
+        {
+            ldlt_->applyInverse(src, corr);
+            return;
+        }
+        if (solver_)
+        {
+            B::download(hostSource_.data(), src, n);
+            solver_->solve(hostSource_.data(), hostPsi_.data());
+            B::upload(corr, hostPsi_.data(), n);
+            return;
+        }
+        if (c.coarsestByDiagonal)
+        {
+            // corr = src/diag (diagonalSolver: no interface terms, no iteration)
+            const CsrMatrix<B>& A = coarsest.matrix();
+            forEach<B>(0, n, detail::DiagonalSolveRow{ptr(A.diagPos), ptr(A.val), src, corr});
+            return;
+        }
+        if (host_)
+        {
+            B::download(hostSource_.data(), src, n);
+            std::fill(hostPsi_.begin(), hostPsi_.end(), 0.0);
+            host_->solve(method, hostPsi_.data(), hostSource_.data(), controls, preconditioner, coupling);
+            B::upload(corr, hostPsi_.data(), n);
+            return;
+        }
+        thrust::copy_n(B::policy(), src, n, coarsest.source());
+        thrust::fill_n(B::policy(), coarsest.psi(), n, 0.0);
+        coarsest.solveResident(method, controls, preconditioner, coupling);
+        thrust::copy_n(B::policy(), coarsest.psi(), n, corr);
+    }
+};
+
+} // namespace gpuLdu
+
+#endif
