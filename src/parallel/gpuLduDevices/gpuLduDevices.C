@@ -304,10 +304,9 @@ Foam::label Foam::gpuLduDevices::select
     const label ranksPerSystem
 )
 {
-    static label device = -1;
-    if (device >= 0)
+    if (rankDevice >= 0)
     {
-        return device;
+        return rankDevice;
     }
     const label me = Pstream::myProcNo();
 
@@ -317,7 +316,7 @@ Foam::label Foam::gpuLduDevices::select
         pretend ? pretend
       : cudaUnavailableReason().empty() ? gpuLdu::visibleDevices() : 0;
     const rankPlaces places = placeRanks(nDevices);
-    device = places.devices[me];
+    rankDevice = places.devices[me];
 
     labelList sharing;
     label chunk = 0;
@@ -326,14 +325,13 @@ Foam::label Foam::gpuLduDevices::select
     // Only the ranks that solve touch the device (a CUDA context each): the
     // group's first rank now, any other when it builds a system of its own
     // (makeDeviceCurrent)
-    rankDevice = device;
     List<string> names(Pstream::nProcs());
     names[me] = "executor cpu: not used";
     if (useIt && groupRanks[0] == me)
     {
         names[me] = useRankDevice
         (
-            device,
+            rankDevice,
             "rank " + std::to_string(me) + " (local rank "
           + std::to_string(places.localRank) + " of "
           + std::to_string(places.localSize) + " on " + places.hosts[me] + ")"
@@ -350,5 +348,5 @@ Foam::label Foam::gpuLduDevices::select
             << " entries, its preconditioners stay per rank" << nl << endl;
     }
 
-    return device;
+    return rankDevice;
 }
