@@ -15,7 +15,8 @@
 # MPI runs with executor gpu: tests/integration/parallel.sh, decomposed.sh, devices.sh and
 # badValues.sh (needs .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh),
 # (i) the direct solver: tests/integration/ldlt.sh and tests/benchmark/ldlt.sh (the runtime needs
-# laplacianFoam and ansysToFoam too). The test suites of a, b, c, f, h and i are those of
+# laplacianFoam and ansysToFoam too), (j) the whole time step: tests/benchmark/timeStep.sh (native
+# GAMG and PCG against GAMGGPU and PCGGPU on all the host's cores). The test suites of a, b, c, f, h and i are those of
 # tests/suites.list marked run:<letter> (run by tests/suites.sh; steps d, e, g and i's benchmark
 # are written here); the step runner and the table: tests/gpu/steps.sh. Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
@@ -36,8 +37,10 @@
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
 #   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
-#   GPU_LIMITS         "60 420 60 150 120 60 120 240 400"  seconds for steps a .. i
-#   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all)
+#   GPU_LIMITS         "60 420 60 150 120 60 120 240 400 560"  seconds for steps a .. j
+#   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all; j only
+#                                    when named)
+#   GPU_TIMESTEP       "-sizes 100"  step j's options of timeStep.sh (its sizes, steps, runs)
 #   GPU_BLAS_DIR       .gpu/openblas  a multithreaded BLAS (libblas.so.3, liblapack.so.3: Debian's
 #                                    libopenblas0-pthread) for step i's CHOLMOD and UMFPACK
 #   GPU_LDLT_SIZES     "30 50 80"    step i's K^3 Laplacians
@@ -63,7 +66,7 @@ ldltSizes=${GPU_LDLT_SIZES:-30 50 80}
 ldltMatrices=${GPU_LDLT_MATRICES:-tests/data/bcsstk15.mtx.gz}
 mpiRuntime=${GPU_MPI_RUNTIME:-$root/.gpu/openmpi-runtime.tar.xz}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF limitG limitH limitI <<< "${GPU_LIMITS:-60 420 60 150 120 60 120 240 400}"
+read -r limitA limitB limitC limitD limitE limitF limitG limitH limitI limitJ <<< "${GPU_LIMITS:-60 420 60 150 120 60 120 240 400 560}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -105,7 +108,7 @@ step b "integration tests ($executor)" "$limitB" "integration-$executor.log" bas
 step c "solver options" "$limitC" solverOptions.log bash tests/suites.sh run c \
     && grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
 
-if { [[ $steps == *h* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
+if { [[ $steps == *[hj]* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
     && ! command -v mpirun > /dev/null; then
     tar -xJf "$mpiRuntime" -C /tmp && . /tmp/ompi/env.sh
 fi
@@ -135,5 +138,10 @@ step i "direct solver: LDLTGPU in OpenFOAM ($executor), LDL^T benchmark vs CHOLM
 step h "MPI runs ($executor): parallel, decomposed, devices, bad values" "${limitH:-240}" "mpi-$executor.log" \
     bash tests/suites.sh run h \
     && grep -E '^(PASS|FAIL)|passed|ranks|MPI ranks' "$OUT/mpi-$executor.log" | cut -c1-300 | tail -n 30
+
+# shellcheck disable=SC2086 # GPU_TIMESTEP is a list of options
+step j "the whole time step: timeStep.sh ${GPU_TIMESTEP:--sizes 100} ($executor)" "${limitJ:-560}" timeStep.log \
+    bash tests/benchmark/timeStep.sh ${GPU_TIMESTEP:--sizes 100} -executor "$executor" \
+    && grep -vE '^cavity3D [0-9]+, ' "$OUT/timeStep.log" | tail -n 30
 
 stepSummary "$start"

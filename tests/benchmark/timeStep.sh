@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The whole time step, native against the plugin, on any supported release (it reads only
+# icoFoam's log): tutorials/cavity3D (icoFoam, N^3 cells, K steps) for each size, meshed and
+# decomposed once (hierarchical, P blocks: all the host's cores by default), then run on the P
+# ranks with p (and pFinal) solved by
+#   nativeGAMG          GAMG, smoother GaussSeidel            U: PBiCGStab+DILU
+#   nativePCG           PCG+DIC                               U: PBiCGStab+DILU
+#   GAMGGPUChebyshev    GAMGGPU, smoother Chebyshev           U: PBiCGStabGPU+DILU
+#   GAMGGPUGaussSeidel  GAMGGPU, smoother GaussSeidel         U: PBiCGStabGPU+DILU
+#   PCGGPUDIC           PCGGPU+DIC                            U: PBiCGStabGPU+DILU
+# (the plugin's runs: the ranks of a GPU as one system or one hierarchy, executor gpu). Every
+# solver runs inside the stopwatch of tests/benchmark/solveTimer ("solver timed; timedSolver X;",
+# built here with wmake when missing), which logs each solve's wall time and its start.
+# Per run and size one line: the first step (icoFoam's ExecutionTime of step 1: start-up, mesh,
+# set-up), the steady step (wall time between the first solves of steps 2 and K, over K-2
+# steps) and its breakdown (p-solves, U-solves, of which the hand-over of the ranks' values to
+# their group's system and back, and the rest: OpenFOAM's own work on the cores); per p-solve of
+# steps 2..K its time, iterations (V-cycles for GAMG) and time per iteration; native GAMG's steady
+# step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set.
+# Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
+#   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
+# Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
+# the timer library in $GPULDU_LIBDIR (or platforms/lib), else wmake to build it.
+set -euo pipefail
+
+sizes="100 200"
+steps=10
+np=$(nproc)
+executor=gpu
+runs="nativeGAMG nativePCG GAMGGPUChebyshev GAMGGPUGaussSeidel PCGGPUDIC"
+usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"]"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -sizes) sizes=$2; shift 2 ;;
+        -steps) steps=$2; shift 2 ;;
+        -np) np=$2; shift 2 ;;
+        -executor) executor=$2; shift 2 ;;
+        -runs) runs=$2; shift 2 ;;
+        *) echo "$usage" >&2; exit 1 ;;
+    esac
+done
+[ "$steps" -ge 3 ] || { echo "need at least 3 steps (the first one is set-up; the steady step is the wall time from step 2 to K)" >&2; exit 1; }
+case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
+for r in $runs; do
+    case "$r" in nativeGAMG|nativePCG|GAMGGPUChebyshev|GAMGGPUGaussSeidel|PCGGPUDIC) ;;
+        *) echo "unknown run '$r'; $usage" >&2; exit 1 ;; esac
+done
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+# shellcheck source=etc/run-env.sh
+. "$root/etc/run-env.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# the stopwatch library: where the plugin is, built by wmake when missing (in the environment
+# that built the plugin: the sourced release's, else etc/build-env.sh's v1912)
+libDir=${GPULDU_LIBDIR:-$root/platforms/lib}
+if [ ! -f "$libDir/libgpuLduSolveTimer.so" ]; then
+    (
+        command -v wmake > /dev/null || . "$root/etc/build-env.sh"
+        cd "$here/solveTimer" && FOAM_USER_LIBBIN=$libDir wmake libso
+    ) > "$libDir/log.solveTimer" 2>&1 \
+        || { echo "FAIL: building tests/benchmark/solveTimer: see $libDir/log.solveTimer" >&2; exit 1; }
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/timeStep.XXXXXX")
+
+# solverDict <name> <timed solver> <executor or empty> <tolerance> <relTol> <line ...>
+solverDict()
+{
+    local name=$1 solver=$2 exec=$3 tol=$4 rel=$5
+    shift 5
+    printf '    %s\n    {\n        solver          timed;\n        timedSolver     %s;\n' "$name" "$solver"
+    for line in "$@"; do printf '        %s\n' "$line"; done
+    [ -z "$exec" ] || printf '        executor        %s;\n' "$exec"
+    printf '        tolerance       %s;\n        relTol          %s;\n    }\n' "$tol" "$rel"
+}
+
+# writeFvSolution <case> <run>: p, pFinal and U of the run (tolerances of the tutorial)
+writeFvSolution()
+{
+    local p line exec="" u=PBiCGStab
+    case "$2" in
+        nativeGAMG) p=GAMG; line="smoother        GaussSeidel;" ;;
+        nativePCG) p=PCG; line="preconditioner  DIC;" ;;
+        GAMGGPUChebyshev) p=GAMGGPU; line="smoother        Chebyshev;" ;;
+        GAMGGPUGaussSeidel) p=GAMGGPU; line="smoother        GaussSeidel;" ;;
+        PCGGPUDIC) p=PCGGPU; line="preconditioner  DIC;" ;;
+    esac
+    case "$2" in native*) ;; *) exec=$executor; u=PBiCGStabGPU ;; esac
+    {
+        echo 'FoamFile { version 2.0; format ascii; class dictionary; object fvSolution; }'
+        echo 'solvers'
+        echo '{'
+        solverDict p "$p" "$exec" 1e-06 0.05 "$line"
+        solverDict pFinal "$p" "$exec" 1e-06 0 "$line"
+        solverDict U "$u" "$exec" 1e-05 0 "preconditioner  DILU;"
+        echo '}'
+        echo 'PISO { nCorrectors 2; nNonOrthogonalCorrectors 0; pRefCell 0; pRefValue 0; }'
+    } > "$1/system/fvSolution"
+}
+
+# runCase <case> <run>: icoFoam on the case's ranks into log.<run>, no field written; fails with
+# the log's end
+runCase()
+{
+    local dir=$1 log=$1/log.$2 status=0 libs='"libgpuLduSolveTimer.so"'
+    writeFvSolution "$dir" "$2"
+    case "$2" in native*) ;; *) libs='"libgpuLduSolvers.so" "libgpuLduSolveTimer.so"' ;; esac
+    sed -i -e "s/^libs.*/libs            ($libs);/" -e '/^DebugSwitches/d' \
+        -e "s/^writeInterval .*/writeInterval   $((steps + 1));/" "$dir/system/controlDict"
+    # the plugin's debug line of each solve: its hand-over
+    case "$2" in native*) ;; *) echo 'DebugSwitches { gpuLduSolver 1; }' >> "$dir/system/controlDict" ;; esac
+    echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2
+    if [ "$np" -gt 1 ]; then
+        (cd "$dir" && mpirun --oversubscribe -np "$np" icoFoam -parallel > "$log" 2>&1) || status=$?
+    else
+        (cd "$dir" && icoFoam > "$log" 2>&1) || status=$?
+    fi
+    if [ "$status" -ne 0 ] || ! grep -q '^End' "$log"; then
+        echo "FAIL: $2 in $dir (exit $status); kept $work" >&2
+        { grep -A 6 'FOAM FATAL' "$log" || tail -n 8 "$log"; } >&2
+        exit 1
+    fi
+    [ "$(grep -c '^solveTimer: ' "$log")" -eq $((5*steps)) ] \
+        || { echo "FAIL: $log has not 5 timed solves a step (Ux Uy Uz p p); kept $work" >&2; exit 1; }
+}
+
+# summary <log> <run>: one line of numbers for the table (see the header)
+summary()
+{
+    awk -v name="$2" -v K="$steps" '
+        /^Time = / { step++ }
+        /^solveTimer: / {
+            ms = $4; at = $(NF - 1)
+            if (!(step in start)) start[step] = at
+            if (step < 2) next
+            if ($2 == "p") { pMs += ms; pN++ } else uMs += ms
+        }
+        /Solving for p,/ && step >= 2 { it += $NF }
+        /^gpuLduSolver: .*hand-over / && step >= 2 {
+            for (i = 1; i < NF; i++) if ($i == "hand-over") hand += $(i + 1)
+        }
+        /^ExecutionTime = / && !first { first = $3 }
+        END {
+            wall = (start[K] - start[2])/(K - 2)
+            # the timed solves of steps 2..K against the K-2 steps between the starts: the
+            # per-step sums are over K-1 steps
+            n = K - 1
+            printf "%s %g %g %g %g %g %g %g %g\n", name, first, wall, pMs/n/1e3, uMs/n/1e3, \
+                hand/n/1e3, pN, it, pMs
+        }' "$1"
+}
+
+# table <N>: the size's runs as one table
+table()
+{
+    local n=$1 dir=$work/$1
+    local build
+    build=$(for r in $runs; do sed -n 's/^Build *: *//p' "$dir/log.$r"; break; done | head -n 1)
+    printf 'cavity3D %d^3 = %d cells, %d steps, %d rank(s), executor %s, OpenFOAM %s (%s), %s, %s\n' \
+        "$n" $((n*n*n)) "$steps" "$np" "$executor" "${build:-?}" "$WM_PROJECT_DIR" \
+        "$(date -u +%FT%TZ)" "$(nvidia-smi -L 2>/dev/null | head -n 1 || hostname)"
+    for r in $runs; do summary "$dir/log.$r" "$r"; done | awk '
+        { name[NR] = $1; first[NR] = $2; wall[NR] = $3; p[NR] = $4; u[NR] = $5; hand[NR] = $6
+          pN[NR] = $7; it[NR] = $8; pMs[NR] = $9; if ($1 == "nativeGAMG") ref = NR }
+        function ratio(a, b) { return (ref && b > 0) ? sprintf("%.2fx", a/b) : "-" }
+        END {
+            fmt = "%-19s %8s %8s %8s %8s %8s %8s %10s %8s %9s %9s %9s\n"
+            printf fmt, "", "first", "steady", "p-solves", "U-solves", "hand-", "rest", "per", "iters", "ms per", "native", "native"
+            printf fmt, "run", "step (s)", "step (s)", "(s)", "(s)", "over (s)", "(s)", "p-solve ms", "(mean)", "iteration", "GAMG step", "GAMG p"
+            for (i = 1; i <= NR; i++) {
+                per = pN[i] ? pMs[i]/pN[i] : 0
+                its = pN[i] ? it[i]/pN[i] : 0
+                printf fmt, name[i], sprintf("%.3g", first[i]), sprintf("%.3g", wall[i]), \
+                    sprintf("%.3g", p[i]), sprintf("%.3g", u[i]), sprintf("%.3g", hand[i]), \
+                    sprintf("%.3g", wall[i] - p[i] - u[i]), sprintf("%.4g", per), sprintf("%.1f", its), \
+                    sprintf("%.3g", its ? per/its : 0), ratio(wall[ref], wall[i]), \
+                    ratio(pMs[ref]/pN[ref], per)
+            }
+        }'
+    echo "first step: ExecutionTime of step 1; steady step: wall time between the first solves of steps 2 and $steps;"
+    echo "p-solves, U-solves, hand-over (the plugin's, inside its solves): per step, steps 2..$steps; rest = steady - p - U"
+}
+
+for n in $sizes; do
+    dir=$work/$n
+    cp -r "$root/tutorials/cavity3D" "$dir"
+    "$dir/Allclean" > /dev/null 2>&1 || true
+    echo "cavity3D ${n}^3: blockMesh, decomposePar" >&2
+    (cd "$dir" && ./Allrun -n "$n" -steps "$steps" -np "$np" -mesh) > "$dir/log.Allrun" 2>&1 \
+        || { echo "FAIL: $dir/log.Allrun; kept $work" >&2; tail -n 5 "$dir/log.Allrun" >&2; exit 1; }
+    for r in $runs; do
+        rm -rf "$dir"/processor*/[1-9]* "$dir"/processor*/0.[0-9]* "$dir"/[1-9]* "$dir"/0.[0-9]*
+        runCase "$dir" "$r"
+    done
+    t=$(table "$n")
+    echo "$t"
+    [ -z "${OUT:-}" ] || echo "$t" > "$OUT/timeStep-$n.txt"
+done
+[ -n "${CAVITY_KEEP:-}" ] || rm -rf "$work"

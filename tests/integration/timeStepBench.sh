@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The whole-time-step benchmark (tests/benchmark/timeStep.sh) as a test, small: cavity3D 12^3 on
+# 2 ranks, 3 steps, every run. Checks that the stopwatch library builds and loads (each solve
+# timed), that the table has a line of numbers per run, and that the runs that take native's
+# iterations do: GAMGGPU GaussSeidel native GAMG's and PCGGPU+DIC native PCG's, solve by solve.
+# Usage: timeStepBench.sh [cpu|gpu]   (default cpu)
+set -uo pipefail
+
+executor=${1:-cpu}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+passed=0
+failed=0
+# shellcheck source=tests/integration/checks.sh
+. "$here/checks.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/timeStepBench.XXXXXX")
+log=$tmp/timeStep.log
+mkdir -p "$tmp/out"
+
+OUT=$tmp/out TMPDIR=$tmp CAVITY_KEEP=1 \
+    bash "$here/../benchmark/timeStep.sh" -sizes 12 -steps 3 -np 2 -executor "$executor" > "$log" 2>&1
+status=$?
+expect "timeStep.sh -sizes 12 -steps 3 -np 2 -executor $executor runs" test "$status" -eq 0
+table=$tmp/out/timeStep-12.txt
+runs="nativeGAMG nativePCG GAMGGPUChebyshev GAMGGPUGaussSeidel PCGGPUDIC"
+for r in $runs; do
+    expect "the table has a line of numbers for $r" \
+        eval "awk -v r=$r '\$1 == r && NF == 12 && \$3 > 0 && \$4 > 0 && \$8 > 0 { ok = 1 } END { exit !ok }' '$table'"
+done
+
+# pIterations <run>: the iterations of its p-solves, one a line
+case=$(find "$tmp" -maxdepth 2 -type d -name 12 | head -n 1)
+pIterations()
+{
+    sed -n 's/.*Solving for p,.* No Iterations \([0-9]*\)$/\1/p' "$case/log.$1"
+}
+for pair in "GAMGGPUGaussSeidel nativeGAMG" "PCGGPUDIC nativePCG"; do
+    read -r mine theirs <<< "$pair"
+    expect "$mine takes $theirs's p iterations, solve by solve" \
+        eval "[ -n \"\$(pIterations $theirs)\" ] && [ \"\$(pIterations $mine)\" = \"\$(pIterations $theirs)\" ]"
+done
+[ "$failed" -eq 0 ] && rm -rf "$tmp"
+echo "$passed passed, $failed failed"
