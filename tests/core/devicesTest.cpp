@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which device each rank of a node uses: groups of neighbouring node-local ranks, one per
-// device, as even as possible.
+// device, as even as possible; host memory that the processes of a host share.
 
 #include "gpuLdu/gpuLdu.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace gpuLdu::test
 {
@@ -45,6 +47,108 @@ TEST(Devices, GroupsAreContiguousAndEven)
             }
         }
     }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// SharedHostBuffer: what one process writes, another that maps the handle reads, both ways
+// ---------------------------------------------------------------------------------------------
+
+namespace
+{
+
+//- In a forked child: maps handle, checks that value k is first + k, writes second + k for k < n;
+//  the child's exit status says which step failed (0: none)
+int childReadsAndWrites(const std::string& handle, std::size_t n, double first, double second)
+{
+    try
+    {
+        SharedHostBuffer mapped(handle, n);
+        if (mapped.data() == nullptr || mapped.size() != n || !mapped.handle().empty())
+        {
+            return 1;
+        }
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            if (mapped.data()[k] != first + double(k))
+            {
+                return 2;
+            }
+            mapped.data()[k] = second + double(k);
+        }
+        return 0;
+    }
+    catch (const Error&)
+    {
+        return 3;
+    }
+}
+
+void expectSharedBetweenProcesses(Executor executor)
+{
+    const std::size_t n = 300000;
+    SharedHostBuffer made(executor, n);
+    ASSERT_EQ(made.size(), n);
+    ASSERT_FALSE(made.handle().empty());
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        ASSERT_EQ(made.data()[k], 0.0) << "value " << k << " of a made buffer";
+        made.data()[k] = 1.5 + double(k);
+    }
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0)
+    {
+        _exit(childReadsAndWrites(made.handle(), n, 1.5, -7.0));
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0) << "1: mapping, 2: the maker's values, 3: Error";
+    for (std::size_t k = 0; k < n; k += 997)
+    {
+        EXPECT_EQ(made.data()[k], -7.0 + double(k)) << "the child's value " << k;
+    }
+}
+
+} // namespace
+
+TEST(SharedHostBuffer, WhatOneProcessWritesTheOtherReads)
+{
+    expectSharedBetweenProcesses(Executor::cpu);
+}
+
+#ifdef __CUDACC__
+// the CUDA build's tests run where a GPU is usable
+TEST(SharedHostBuffer, PageLockedForTheGpuExecutor)
+{
+    ASSERT_EQ(gpuUnavailableReason(), "");
+    expectSharedBetweenProcesses(Executor::gpu);
+}
+#endif
+
+TEST(SharedHostBuffer, AHandleThatIsNoneIsAnError)
+{
+    try
+    {
+        SharedHostBuffer mapped("/proc/0/fd/12345", 10);
+        FAIL() << "mapped a handle that is none";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("/proc/0/fd/12345"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SharedHostBuffer, MovedKeepsItsValuesAndHandle)
+{
+    SharedHostBuffer made(Executor::cpu, 4);
+    made.data()[3] = 2.0;
+    const std::string handle = made.handle();
+    SharedHostBuffer moved(std::move(made));
+    EXPECT_EQ(made.data(), nullptr);
+    EXPECT_EQ(moved.data()[3], 2.0);
+    EXPECT_EQ(moved.handle(), handle);
 }
 
 } // namespace gpuLdu::test

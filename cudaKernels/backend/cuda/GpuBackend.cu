@@ -379,6 +379,16 @@ void cudaPinnedFree(double* p)
     cudaFreeHost(p);
 }
 
+void cudaPinnedRegister(double* p, std::size_t n)
+{
+    GPULDU_CUDA_CHECK(cudaHostRegister(p, n*sizeof(double), cudaHostRegisterDefault));
+}
+
+void cudaPinnedUnregister(double* p)
+{
+    cudaHostUnregister(p);
+}
+
 std::string cudaUseDevice(int device)
 {
     GPULDU_CUDA_CHECK(cudaSetDevice(device));

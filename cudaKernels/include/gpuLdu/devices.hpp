@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The devices: whether the build has the GPU backend, which device a process and a node's ranks
-// use, and host memory for values on their way to a device (HostBuffer). Part of the core's
+// use, and host memory for values on their way to a device (HostBuffer; SharedHostBuffer for the
+// processes of one host). Part of the core's
 // interface: gpuLdu.hpp includes every part.
 
 #ifndef GPULDU_DEVICES_HPP
@@ -38,6 +39,43 @@ public:
     std::size_t size() const { return size_; }
     double* begin() { return data_; }
     double* end() { return data_ + size_; }
+};
+
+//- Doubles that the processes of one host share: the memory of an anonymous file (memfd_create,
+//  not bounded by /dev/shm's size) that one process makes and the others map through its
+//  handle(), "/proc/<pid>/fd/<fd>" (the maker keeps the file open). A rank group's ranks write
+//  their values into the owner's buffer and read psi back from it, in parallel, with no copy by
+//  MPI; the maker's buffer is page-locked for executor gpu (cudaHostRegister) so that its system
+//  copies straight to and from it. Every page is reserved when made (posix_fallocate): too
+//  little memory is an Error then, not a bus error later. Failures throw Error.
+class SharedHostBuffer
+{
+    double* data_ = nullptr;
+    std::size_t size_ = 0;
+    int fd_ = -1;
+    bool registered_ = false;
+
+public:
+    SharedHostBuffer() = default;
+
+    //- Makes n doubles (zero), page-locked for executor gpu
+    SharedHostBuffer(Executor executor, std::size_t n);
+
+    //- Maps the n doubles of another process's buffer by its handle
+    SharedHostBuffer(const std::string& handle, std::size_t n);
+
+    ~SharedHostBuffer();
+    SharedHostBuffer(const SharedHostBuffer&) = delete;
+    SharedHostBuffer& operator=(const SharedHostBuffer&) = delete;
+    SharedHostBuffer(SharedHostBuffer&& other) noexcept;
+    SharedHostBuffer& operator=(SharedHostBuffer&& other) noexcept;
+
+    //- What another process of the host maps this buffer by (empty for a mapped one)
+    std::string handle() const;
+
+    double* data() { return data_; }
+    const double* data() const { return data_; }
+    std::size_t size() const { return size_; }
 };
 
 //- Whether this build contains the GPU backend.

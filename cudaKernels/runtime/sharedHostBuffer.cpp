@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SharedHostBuffer (gpuLdu/devices.hpp): doubles shared by the processes of one host through an
+// anonymous file (memfd), mapped by the others through /proc/<pid>/fd/<fd>.
+
+#include "gpuLdu/gpuLdu.hpp"
+
+#ifdef GPULDU_WITH_CUDA
+#include "backend/cuda/CudaDevices.hpp"
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <utility>
+
+namespace gpuLdu
+{
+
+namespace
+{
+
+//- "what: strerror(errno)" as an Error
+Error systemError(const std::string& what, int error)
+{
+    return Error(what + ": " + std::strerror(error));
+}
+
+//- n doubles of the file fd mapped shared (at least one page's worth of address)
+double* mapShared(int fd, std::size_t n)
+{
+    void* p = mmap
+    (
+        nullptr, std::max<std::size_t>(n, 1)*sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED,
+        fd, 0
+    );
+    return p == MAP_FAILED ? nullptr : static_cast<double*>(p);
+}
+
+} // namespace
+
+
+SharedHostBuffer::SharedHostBuffer(Executor executor, std::size_t n)
+:
+    size_(n)
+{
+    const std::size_t bytes = std::max<std::size_t>(n, 1)*sizeof(double);
+    fd_ = memfd_create("gpuLduSharedHostBuffer", MFD_CLOEXEC);
+    if (fd_ < 0)
+    {
+        throw systemError("cannot make a shared host buffer (memfd_create)", errno);
+    }
+    // posix_fallocate returns the error; every page reserved now, so that a host short of memory
+    // says so here rather than by SIGBUS at a rank's first write
+    const int reserved = posix_fallocate(fd_, 0, off_t(bytes));
+    if (reserved != 0)
+    {
+        close(fd_);
+        fd_ = -1;
+        throw systemError
+        (
+            "cannot reserve " + std::to_string(bytes >> 20) + " MiB of host memory for the values"
+            " a rank group shares",
+            reserved
+        );
+    }
+    data_ = mapShared(fd_, n);
+    if (!data_)
+    {
+        const int error = errno;
+        close(fd_);
+        fd_ = -1;
+        throw systemError("cannot map a shared host buffer", error);
+    }
+#ifdef GPULDU_WITH_CUDA
+    if (executor == Executor::gpu)
+    {
+        cudaPinnedRegister(data_, n);
+        registered_ = true;
+    }
+#else
+    (void)executor;
+#endif
+}
+
+
+SharedHostBuffer::SharedHostBuffer(const std::string& handle, std::size_t n)
+:
+    size_(n)
+{
+    const int fd = open(handle.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+    {
+        throw systemError
+        (
+            "cannot open the shared host buffer " + handle + " of the rank group's owner (the"
+            " ranks that share a device must run on one host and see each other's /proc)",
+            errno
+        );
+    }
+    data_ = mapShared(fd, n);
+    const int error = errno;
+    // the mapping keeps the file
+    close(fd);
+    if (!data_)
+    {
+        throw systemError("cannot map the shared host buffer " + handle, error);
+    }
+}
+
+
+SharedHostBuffer::~SharedHostBuffer()
+{
+    if (!data_)
+    {
+        return;
+    }
+#ifdef GPULDU_WITH_CUDA
+    if (registered_)
+    {
+        cudaPinnedUnregister(data_);
+    }
+#endif
+    munmap(data_, std::max<std::size_t>(size_, 1)*sizeof(double));
+    if (fd_ >= 0)
+    {
+        close(fd_);
+    }
+}
+
+
+SharedHostBuffer::SharedHostBuffer(SharedHostBuffer&& other) noexcept
+{
+    *this = std::move(other);
+}
+
+
+SharedHostBuffer& SharedHostBuffer::operator=(SharedHostBuffer&& other) noexcept
+{
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(fd_, other.fd_);
+    std::swap(registered_, other.registered_);
+    return *this;
+}
+
+
+std::string SharedHostBuffer::handle() const
+{
+    return fd_ < 0
+      ? std::string()
+      : "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(fd_);
+}
+
+} // namespace gpuLdu
