@@ -17,7 +17,8 @@
 # steps) and its breakdown (p-solves, U-solves, of which the hand-over of the ranks' values to
 # their group's system and back, and the rest: OpenFOAM's own work on the cores); per p-solve of
 # steps 2..K its time, iterations (V-cycles for GAMG) and time per iteration; native GAMG's steady
-# step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set.
+# step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
+# runs' logs to $OUT/timeStep-<N>-<run>.log.gz.
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
 # Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
@@ -197,6 +198,9 @@ for n in $sizes; do
     done
     t=$(table "$n")
     echo "$t"
-    [ -z "${OUT:-}" ] || echo "$t" > "$OUT/timeStep-$n.txt"
+    if [ -n "${OUT:-}" ]; then
+        echo "$t" > "$OUT/timeStep-$n.txt"
+        for r in $runs; do gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-$r.log.gz"; done
+    fi
 done
 [ -n "${CAVITY_KEEP:-}" ] || rm -rf "$work"
