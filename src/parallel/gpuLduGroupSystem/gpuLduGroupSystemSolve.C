@@ -275,7 +275,7 @@ void Foam::gpuLduGroupSystem::finish
 {
     // done, with the result and the rank's psi, to every rank at once
     const label n = ranks_.size();
-    rankMessages_.resize(n);
+    doneMessages_.resize(n);
     gpuLdu::GroupRequest done;
     done.kind = gpuLdu::GroupRequestKind::done;
     done.result = r;
@@ -285,9 +285,9 @@ void Foam::gpuLduGroupSystem::finish
     {
         done.psi.data = psi_.data() + rowStart[k];
         done.psi.size = rowStart[k + 1] - rowStart[k];
-        gpuLdu::encodeRequest(done, rankMessages_[k]);
+        gpuLdu::encodeRequest(done, doneMessages_[k]);
     }
-    sendToEach(rankMessages_);
+    sendToEach(doneMessages_);
     std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
 }
 

@@ -228,11 +228,11 @@ void Foam::gpuLduGroupSystem::receiveValues
     // Every rank's message received at once (non-blocking), into a buffer
     // of its largest: a rank that arrives late delays no other
     const label n = ranks_.size();
-    rankMessages_.resize(n);
+    valuesReceived_.resize(n);
     const label firstRequest = UPstream::nRequests();
     for (label r = 1; r < n; ++r)
     {
-        std::vector<double>& buffer = rankMessages_[r];
+        std::vector<double>& buffer = valuesReceived_[r];
         buffer.resize(gpuLdu::maxRankValuesSize(r, combined_, into));
         UIPstream::read
         (
@@ -252,7 +252,7 @@ void Foam::gpuLduGroupSystem::receiveValues
         {
             if (!placed[r] && UPstream::finishedRequest(firstRequest + r - 1))
             {
-                const std::vector<double>& message = rankMessages_[r];
+                const std::vector<double>& message = valuesReceived_[r];
                 gpuLdu::RankValues values;
                 try
                 {
