@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The requests of a group's owner to its ranks as doubles (gpuLdu/rankGroup.hpp): the one place
-// that knows their layout.
+// The messages of a group's solve as doubles (gpuLdu/rankGroup.hpp): a rank's values, the owner's
+// requests and a rank's product replies. The one place that knows their layouts, and where the
+// owner puts a rank's values.
 
 #include "gpuLdu/rankGroup.hpp"
 
 #include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -14,8 +18,12 @@ namespace gpuLdu
 namespace
 {
 
-//- Every message starts with kind, product, phase
+//- Every request starts with kind, product, phase
 constexpr int headerSize = 3;
+
+//- A rank's values start with their kind and the sizes of its eight parts
+constexpr int nValueParts = 8;
+constexpr int valuesHeaderSize = 1 + nValueParts;
 
 //- The result's fields as a done request carries them, in this order
 constexpr int resultSize = 10;
@@ -54,6 +62,63 @@ SolveResult decodeResult(const double* v)
     throw std::runtime_error("not a request of the group's owner: " + why);
 }
 
+[[noreturn]] void notValues(const std::string& why)
+{
+    throw std::runtime_error("not a rank's values: " + why);
+}
+
+//- RankValues' parts in their order in the message (const or not as values)
+template<class Values>
+auto partsOf(Values& v) -> std::array<decltype(&v.psi), nValueParts>
+{
+    return {&v.psi, &v.source, &v.diag, &v.upper, &v.lower, &v.interfaceBou, &v.interfaceInt,
+        &v.levelCoeffs};
+}
+
+//- A size read from a message: a whole number from 0 to INT_MAX
+int sizeOf(double s)
+{
+    if (!(s >= 0 && s <= double(INT_MAX)) || s != std::floor(s))
+    {
+        notValues("a part of " + std::to_string(s) + " values");
+    }
+    return int(s);
+}
+
+//- Whether a part of a rank's values has size n (or, sentOrNot, 0: not sent)
+void expectSize(const DoublesView& part, int n, bool sentOrNot, const char* name)
+{
+    if (part.size != n && !(sentOrNot && part.size == 0))
+    {
+        throw std::runtime_error
+        (
+            std::string("a rank's ") + name + " of " + std::to_string(part.size)
+          + " values, its part of the system " + std::to_string(n)
+        );
+    }
+}
+
+//- part's values at at (none where the part is empty)
+void copyPart(const DoublesView& part, double* at)
+{
+    std::copy(part.begin(), part.end(), at);
+}
+
+//- The number of group rank r's coarse level coefficients (A's and A^T's)
+int levelCoeffCount(int r, const GroupValues& into)
+{
+    int n = 0;
+    if (into.levelTermStart)
+    {
+        const std::vector<std::vector<int>>& start = *into.levelTermStart;
+        for (std::size_t k = 1; k < start.size(); ++k)
+        {
+            n += 2*(start[k][r + 1] - start[k][r]);
+        }
+    }
+    return n;
+}
+
 } // namespace
 
 
@@ -75,6 +140,7 @@ void encodeRequest(const GroupRequest& request, std::vector<double>& message)
             break;
         case GroupRequestKind::done:
             encodeResult(request.result, message);
+            message.insert(message.end(), request.psi.begin(), request.psi.end());
             break;
     }
 }
@@ -128,20 +194,150 @@ GroupRequest decodeRequest(const double* message, int n)
             break;
         }
         case GroupRequestKind::done:
-            if (size != resultSize)
+            // the result, then psi
+            if (size < resultSize)
             {
                 notARequest("a result of " + std::to_string(size) + " values");
             }
             request.result = decodeResult(payload);
+            request.psi.data = payload + resultSize;
+            request.psi.size = size - resultSize;
             break;
     }
     return request;
 }
 
 
-int maxRequestSize(int nHostCells)
+int maxRequestSize(int nHostCells, int nCells)
 {
-    return headerSize + std::max(2*nHostCells, resultSize);
+    return headerSize + std::max(2*nHostCells, resultSize + nCells);
+}
+
+
+void packRankValues(const RankValues& values, std::vector<double>& message)
+{
+    const auto parts = partsOf(values);
+    std::size_t size = valuesHeaderSize;
+    message.assign(1, double(MessageKind::values));
+    for (const DoublesView* part : parts)
+    {
+        message.push_back(part->size);
+        size += part->size;
+    }
+    message.reserve(size);
+    for (const DoublesView* part : parts)
+    {
+        message.insert(message.end(), part->begin(), part->end());
+    }
+}
+
+
+RankValues unpackRankValues(const double* message, int n)
+{
+    if (n < valuesHeaderSize || message[0] != double(MessageKind::values))
+    {
+        notValues(std::to_string(n) + " values of kind "
+            + (n > 0 ? std::to_string(message[0]) : std::string("none")));
+    }
+    RankValues values;
+    const auto parts = partsOf(values);
+    const double* at = message + valuesHeaderSize;
+    long long left = n - valuesHeaderSize;
+    for (int i = 0; i < nValueParts; ++i)
+    {
+        DoublesView& part = *parts[i];
+        part.size = sizeOf(message[1 + i]);
+        if (part.size > left)
+        {
+            notValues("parts of more values than the message's " + std::to_string(n));
+        }
+        part.data = at;
+        at += part.size;
+        left -= part.size;
+    }
+    return values;
+}
+
+
+void placeRankValues
+(
+    const RankValues& values,
+    int r,
+    const CombinedLevel& finest,
+    GroupValues& into
+)
+{
+    if (r < 0 || r >= finest.nRanks())
+    {
+        throw std::runtime_error("no rank " + std::to_string(r) + " in the group");
+    }
+    const int cell = finest.rowStart[r];
+    const int face = finest.faceStart[r];
+    const int term = finest.termStart[r];
+    const int nCells = finest.rowStart[r + 1] - cell;
+    const int nFaces = finest.faceStart[r + 1] - face;
+    const int nTerms = finest.termStart[r + 1] - term;
+    expectSize(values.psi, nCells, false, "psi");
+    expectSize(values.source, nCells, false, "source");
+    expectSize(values.diag, nCells, true, "diag");
+    expectSize(values.upper, nFaces, true, "upper");
+    expectSize(values.lower, into.lower ? nFaces : 0, true, "lower");
+    expectSize(values.interfaceBou, nTerms, false, "interface coefficients");
+    expectSize(values.interfaceInt, nTerms, false, "interface coefficients");
+    expectSize(values.levelCoeffs, levelCoeffCount(r, into), false, "coarse levels' coefficients");
+
+    copyPart(values.psi, into.psi + cell);
+    copyPart(values.source, into.source + cell);
+    copyPart(values.diag, into.diag + cell);
+    copyPart(values.upper, into.upper + face);
+    copyPart(values.lower, into.lower + face);
+    copyPart(values.interfaceBou, into.interfaceBou + term);
+    copyPart(values.interfaceInt, into.interfaceInt + term);
+
+    // level after level (from 1): the rank's terms of A, then of A^T
+    const double* from = values.levelCoeffs.data;
+    const std::size_t nLevels = into.levelTermStart ? into.levelTermStart->size() : 0;
+    for (std::size_t k = 1; k < nLevels; ++k)
+    {
+        const std::vector<int>& start = (*into.levelTermStart)[k];
+        const int m = start[r + 1] - start[r];
+        std::copy(from, from + m, into.levelBou[k] + start[r]);
+        std::copy(from + m, from + 2*m, into.levelInt[k] + start[r]);
+        from += 2*m;
+    }
+}
+
+
+int maxRankValuesSize(int r, const CombinedLevel& finest, const GroupValues& into)
+{
+    const int nCells = finest.rowStart[r + 1] - finest.rowStart[r];
+    const int nFaces = finest.faceStart[r + 1] - finest.faceStart[r];
+    const int nTerms = finest.termStart[r + 1] - finest.termStart[r];
+    return valuesHeaderSize + 3*nCells + 2*nFaces + 2*nTerms + levelCoeffCount(r, into);
+}
+
+
+void encodeReply(const ProductReply& reply, std::vector<double>& message)
+{
+    message.assign(1, double(MessageKind::reply));
+    message.insert(message.end(), reply.y.begin(), reply.y.end());
+}
+
+
+ProductReply decodeReply(const double* message, int n)
+{
+    if (n < 1 || message[0] != double(MessageKind::reply))
+    {
+        throw std::runtime_error
+        (
+            "not a rank's product reply: " + std::to_string(n) + " values of kind "
+          + (n > 0 ? std::to_string(message[0]) : std::string("none"))
+        );
+    }
+    ProductReply reply;
+    reply.y.data = message + 1;
+    reply.y.size = n - 1;
+    return reply;
 }
 
 } // namespace gpuLdu

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The ranks of a group as one system (gpuLdu/rankGroup.hpp): the combined addressing, device
 // coupling terms, host cells and fallback decision on small cases checked by hand, the combined
-// coarsening of a GAMG level, and the owner's requests through their doubles.
+// coarsening of a GAMG level, and the messages of a solve (a rank's values, the owner's requests,
+// a rank's product replies) through their doubles and, a rank's values, into the owner's arrays.
+// (Plain host data: no backend takes part.)
 
 #include "gpuLdu/rankGroup.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace gpuLdu::test
@@ -222,6 +225,9 @@ TEST(RankGroup, RequestsRoundTrip)
     EXPECT_EQ(back.y, product.y);
 
     GroupRequest done;
+    const std::vector<double> psi{0.5, -0.0, 3};
+    done.psi.data = psi.data();
+    done.psi.size = 3;
     done.result.initialResidual = 1;
     done.result.finalResidual = 1e-7;
     done.result.nIterations = 12;
@@ -230,8 +236,8 @@ TEST(RankGroup, RequestsRoundTrip)
     done.result.iterateSeconds = 0.25;
     done.result.handOverSeconds = 0.5;
     encodeRequest(done, message);
-    EXPECT_EQ(int(message.size()), 13);
-    EXPECT_LE(int(message.size()), maxRequestSize(0));
+    EXPECT_EQ(int(message.size()), 16);
+    EXPECT_LE(int(message.size()), maxRequestSize(0, 3));
     back = decodeRequest(message.data(), int(message.size()));
     EXPECT_EQ(back.kind, GroupRequestKind::done);
     EXPECT_EQ(back.result.nIterations, 12);
@@ -241,7 +247,14 @@ TEST(RankGroup, RequestsRoundTrip)
     EXPECT_EQ(back.result.finalResidual, 1e-7);
     EXPECT_EQ(back.result.iterateSeconds, 0.25);
     EXPECT_EQ(back.result.handOverSeconds, 0.5);
-    EXPECT_EQ(maxRequestSize(100), 203);
+    // psi travels bit for bit (-0 stays -0), a view into the message
+    EXPECT_EQ(back.psi.data, message.data() + 13);
+    ASSERT_EQ(back.psi.size, 3);
+    EXPECT_EQ(std::vector<double>(back.psi.begin(), back.psi.end()), psi);
+    EXPECT_TRUE(std::signbit(back.psi.data[1]));
+    EXPECT_EQ(maxRequestSize(100, 0), 203);
+    EXPECT_EQ(maxRequestSize(100, 200), 213);
+    EXPECT_EQ(maxRequestSize(1, 0), 13);
 }
 
 TEST(RankGroup, MalformedRequestsThrow)
@@ -253,6 +266,184 @@ TEST(RankGroup, MalformedRequestsThrow)
     const std::vector<double> shortDone{2, 0, 0, 1};
     EXPECT_THROW(decodeRequest(shortDone.data(), 4), std::runtime_error);
     EXPECT_THROW(decodeRequest(shortDone.data(), 2), std::runtime_error);
+    // a rank's values or reply where a request was due
+    const std::vector<double> reply{double(MessageKind::reply), 1, 2, 3, 4};
+    EXPECT_THROW(decodeRequest(reply.data(), 5), std::runtime_error);
+}
+
+namespace
+{
+
+DoublesView viewOf(const std::vector<double>& v)
+{
+    DoublesView view;
+    view.data = v.data();
+    view.size = int(v.size());
+    return view;
+}
+
+std::vector<double> copyOf(const DoublesView& v)
+{
+    return std::vector<double>(v.begin(), v.end());
+}
+
+//- TwoRanksOneFace's combined level: two chains of two cells, one processor face between them
+CombinedLevel twoRanks()
+{
+    return combineRanks({chain(2, {1}, {{1}}), chain(2, {0}, {{0}})});
+}
+
+} // namespace
+
+//- A rank's values through their doubles: the header (kind, the eight parts' sizes), the parts
+//  in RankValues' order, diag and lower left out; read back from a longer receive buffer
+TEST(RankGroup, RankValuesRoundTrip)
+{
+    const std::vector<double> psi{1, 2}, source{3, -0.0}, upper{5}, bou{6}, intc{7},
+        level{8, 9, 10, 11};
+    RankValues values;
+    values.psi = viewOf(psi);
+    values.source = viewOf(source);
+    values.upper = viewOf(upper);
+    values.interfaceBou = viewOf(bou);
+    values.interfaceInt = viewOf(intc);
+    values.levelCoeffs = viewOf(level);
+
+    std::vector<double> message;
+    packRankValues(values, message);
+    EXPECT_EQ(message, (std::vector<double>{double(MessageKind::values), 2, 2, 0, 1, 0, 1, 1,
+        4, 1, 2, 3, -0.0, 5, 6, 7, 8, 9, 10, 11}));
+
+    message.resize(message.size() + 5, -1);
+    const RankValues back = unpackRankValues(message.data(), int(message.size()));
+    EXPECT_EQ(copyOf(back.psi), psi);
+    EXPECT_EQ(copyOf(back.source), source);
+    EXPECT_TRUE(std::signbit(back.source.data[1]));
+    EXPECT_EQ(back.diag.size, 0);
+    EXPECT_EQ(copyOf(back.upper), upper);
+    EXPECT_EQ(back.lower.size, 0);
+    EXPECT_EQ(copyOf(back.interfaceBou), bou);
+    EXPECT_EQ(copyOf(back.interfaceInt), intc);
+    EXPECT_EQ(copyOf(back.levelCoeffs), level);
+    // views into the message, no copy
+    EXPECT_EQ(back.psi.data, message.data() + 9);
+}
+
+TEST(RankGroup, MalformedRankValuesThrow)
+{
+    RankValues values;
+    const std::vector<double> psi{1, 2};
+    values.psi = viewOf(psi);
+    std::vector<double> message;
+    packRankValues(values, message);
+    EXPECT_NO_THROW(unpackRankValues(message.data(), int(message.size())));
+    // shorter than its parts, or than its header
+    EXPECT_THROW(unpackRankValues(message.data(), int(message.size()) - 1), std::runtime_error);
+    EXPECT_THROW(unpackRankValues(message.data(), 4), std::runtime_error);
+    // another kind (a request)
+    std::vector<double> wrong = message;
+    wrong[0] = double(GroupRequestKind::done);
+    EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
+    // a size that is not a count
+    wrong = message;
+    wrong[1] = -1;
+    EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
+    wrong[1] = 0.5;
+    EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
+}
+
+//- Rank 1's values at its places on the owner: cells from rowStart[1], faces from faceStart[1],
+//  terms from termStart[1], each coarse level's terms of A and of A^T from its termStart[1];
+//  what the rank did not send kept; the rank's largest message the size of a full one
+TEST(RankGroup, PlaceRankValues)
+{
+    const CombinedLevel c = twoRanks();
+    std::vector<double> psi(4, -1), source(4, -1), diag(4, -1), upper(2, -1), lower(2, -1),
+        bou(2, -1), intc(2, -1), bou1(3, -1), int1(3, -1);
+    // one coarse level: rank 0 with one term there, rank 1 with two
+    const std::vector<std::vector<int>> levelTermStart{c.termStart, {0, 1, 3}};
+    GroupValues into;
+    into.psi = psi.data();
+    into.source = source.data();
+    into.diag = diag.data();
+    into.upper = upper.data();
+    into.lower = lower.data();
+    into.interfaceBou = bou.data();
+    into.interfaceInt = intc.data();
+    into.levelTermStart = &levelTermStart;
+    into.levelBou = {nullptr, bou1.data()};
+    into.levelInt = {nullptr, int1.data()};
+
+    const std::vector<double> rPsi{1, 2}, rSource{3, 4}, rUpper{5}, rLower{6}, rBou{7}, rInt{8},
+        rLevel{9, 10, 11, 12};
+    RankValues values;
+    values.psi = viewOf(rPsi);
+    values.source = viewOf(rSource);
+    values.upper = viewOf(rUpper);
+    values.lower = viewOf(rLower);
+    values.interfaceBou = viewOf(rBou);
+    values.interfaceInt = viewOf(rInt);
+    values.levelCoeffs = viewOf(rLevel);
+    placeRankValues(values, 1, c, into);
+    EXPECT_EQ(psi, (std::vector<double>{-1, -1, 1, 2}));
+    EXPECT_EQ(source, (std::vector<double>{-1, -1, 3, 4}));
+    EXPECT_EQ(diag, (std::vector<double>(4, -1)));
+    EXPECT_EQ(upper, (std::vector<double>{-1, 5}));
+    EXPECT_EQ(lower, (std::vector<double>{-1, 6}));
+    EXPECT_EQ(bou, (std::vector<double>{-1, 7}));
+    EXPECT_EQ(intc, (std::vector<double>{-1, 8}));
+    EXPECT_EQ(bou1, (std::vector<double>{-1, 9, 10}));
+    EXPECT_EQ(int1, (std::vector<double>{-1, 11, 12}));
+
+    // a full message (diag and lower too) fills the owner's buffer for the rank exactly
+    const std::vector<double> rDiag{13, 14};
+    values.diag = viewOf(rDiag);
+    std::vector<double> message;
+    packRankValues(values, message);
+    EXPECT_EQ(int(message.size()), maxRankValuesSize(1, c, into));
+    placeRankValues(unpackRankValues(message.data(), int(message.size())), 1, c, into);
+    EXPECT_EQ(diag, (std::vector<double>{-1, -1, 13, 14}));
+
+    // parts that are not the rank's: psi of rank 0's size is fine only for rank 0, coarse
+    // coefficients of the wrong count, a lower where the system has none, no such rank
+    RankValues bad = values;
+    const std::vector<double> three{1, 2, 3};
+    bad.psi = viewOf(three);
+    EXPECT_THROW(placeRankValues(bad, 1, c, into), std::runtime_error);
+    bad = values;
+    bad.levelCoeffs = viewOf(three);
+    EXPECT_THROW(placeRankValues(bad, 1, c, into), std::runtime_error);
+    bad = values;
+    bad.interfaceBou = DoublesView();
+    EXPECT_THROW(placeRankValues(bad, 1, c, into), std::runtime_error);
+    EXPECT_THROW(placeRankValues(values, 2, c, into), std::runtime_error);
+    GroupValues krylov = into;
+    krylov.levelTermStart = nullptr;
+    krylov.lower = nullptr;
+    EXPECT_THROW(placeRankValues(values, 1, c, krylov), std::runtime_error);
+    values.lower = DoublesView();
+    values.levelCoeffs = DoublesView();
+    EXPECT_NO_THROW(placeRankValues(values, 1, c, krylov));
+    EXPECT_EQ(maxRankValuesSize(1, c, krylov), 9 + 3*2 + 2*1 + 2*1);
+}
+
+//- A product reply through its doubles; a request where a reply was due fails
+TEST(RankGroup, ProductReplyRoundTrip)
+{
+    const std::vector<double> y{1.5, -2};
+    ProductReply reply;
+    reply.y = viewOf(y);
+    std::vector<double> message;
+    encodeReply(reply, message);
+    EXPECT_EQ(message, (std::vector<double>{double(MessageKind::reply), 1.5, -2}));
+    const ProductReply back = decodeReply(message.data(), int(message.size()));
+    EXPECT_EQ(copyOf(back.y), y);
+
+    GroupRequest sum;
+    sum.kind = GroupRequestKind::sum;
+    encodeRequest(sum, message);
+    EXPECT_THROW(decodeReply(message.data(), int(message.size())), std::runtime_error);
+    EXPECT_THROW(decodeReply(message.data(), 0), std::runtime_error);
 }
 
 } // namespace gpuLdu::test

@@ -153,16 +153,101 @@ struct PartIndex
 PartIndex locatePart(const std::vector<int>& start, int index);
 
 // ---------------------------------------------------------------------------------------------
-// The messages of a solve between the group's owner and its other ranks
+// The messages of a solve between the group's owner and its other ranks. Each is one typed
+// message: a struct here, packed into one contiguous buffer of doubles (the one place that knows
+// its layout: group/groupMessages.cpp) that the OpenFOAM layer sends as one message. Every
+// message starts with its kind (a GroupRequestKind, or MessageKind's values and reply), so a
+// message read where another was due fails loudly instead of being taken for numbers.
+//   rank -> owner, once per solve:     RankValues (packRankValues / unpackRankValues)
+//   owner -> rank, until done:         GroupRequest (encodeRequest / decodeRequest)
+//   rank -> owner, per product:        ProductReply (encodeReply / decodeReply)
 // ---------------------------------------------------------------------------------------------
+
+//- n doubles at data, held elsewhere (a rank's field, the owner's buffers or a received message)
+struct DoublesView
+{
+    const double* data = nullptr;
+    int size = 0;
+
+    const double* begin() const { return data; }
+    const double* end() const { return data + size; }
+};
+
+//- What a rank hands the group's owner for a solve, in its own numbering: one message. diag,
+//  upper and lower are left out (size 0) where the owner holds them from the rank's last solve
+//  bit for bit, lower also where the matrix is symmetric.
+struct RankValues
+{
+    DoublesView psi;
+    DoublesView source;
+    DoublesView diag;
+    DoublesView upper;
+    DoublesView lower;
+    //- The coefficients of its patches in the system (interfaceBouCoeffs, interfaceIntCoeffs),
+    //  patch after patch
+    DoublesView interfaceBou;
+    DoublesView interfaceInt;
+    //- GAMG: its coarse levels' coefficients of its patches to the group (A's, then A^T's, level
+    //  after level from level 1); empty for a Krylov solve
+    DoublesView levelCoeffs;
+};
+
+//- The message of a rank's values: its kind and the parts' sizes, then the parts one after the
+//  other in RankValues' order. Written into message (its size the message's).
+void packRankValues(const RankValues& values, std::vector<double>& message);
+
+//- The values of a message of at most n doubles (views into it: a receive buffer may be longer
+//  than the message); throws std::runtime_error where it is not a rank's values
+RankValues unpackRankValues(const double* message, int n);
+
+//- Where the owner keeps the group's values: the ranks' parts one after the other, at their
+//  places on the combined finest level (rowStart, faceStart, termStart) and, for GAMG, on each
+//  coarse level k >= 1 (levelTermStart[k]; levelBou[k] and levelInt[k] hold the ranks' terms of
+//  A and A^T there). lower may be null (no rank sends one: symmetric).
+struct GroupValues
+{
+    double* psi = nullptr;
+    double* source = nullptr;
+    double* diag = nullptr;
+    double* upper = nullptr;
+    double* lower = nullptr;
+    double* interfaceBou = nullptr;
+    double* interfaceInt = nullptr;
+    //- GAMG (null and empty for a Krylov solve): per level the ranks' first term (size ranks +
+    //  1), and the arrays of the ranks' terms; index 0 (the finest level, above) unused
+    const std::vector<std::vector<int>>* levelTermStart = nullptr;
+    std::vector<double*> levelBou;
+    std::vector<double*> levelInt;
+};
+
+//- Group rank r's values into the owner's arrays at its places (finest: the combined level the
+//  Krylov system or the hierarchy's finest level is); throws std::runtime_error where a part's
+//  size is not the rank's (diag, upper, lower: the rank's or 0, not sent)
+void placeRankValues
+(
+    const RankValues& values,
+    int r,
+    const CombinedLevel& finest,
+    GroupValues& into
+);
+
+//- The largest message of group rank r's values (the owner's receive buffer for it)
+int maxRankValuesSize(int r, const CombinedLevel& finest, const GroupValues& into);
 
 //- What the owner asks a rank of its group during a solve; a rank serves requests until done
 enum class GroupRequestKind
 {
     sum,        //!< hand value to OpenFOAM's sum reduce
     product,    //!< y -= a phase's interface terms of the rank's host patches; y comes back
-    done,       //!< the solve's result; the rank's psi follows
+    done,       //!< the solve's result and the rank's psi
     maximum     //!< hand value to OpenFOAM's max reduce
+};
+
+//- The kinds of the messages that are not requests (after GroupRequestKind's)
+enum class MessageKind
+{
+    values = int(GroupRequestKind::maximum) + 1,  //!< RankValues
+    reply                                         //!< ProductReply
 };
 
 //- The interface products a product request asks for
@@ -187,17 +272,35 @@ struct GroupRequest
     std::vector<double> y;
     //- done: the solve's result (handOverSeconds: the owner's hand-over so far)
     SolveResult result;
+    //- done: the rank's psi (the owner's, encoded; a view into the message, decoded)
+    DoublesView psi;
 };
 
 //- The doubles a request travels as: kind, product, phase, then value (sum, maximum), x and y
-//  (product) or the result's fields (done). Written into message (its size the request's).
+//  (product) or the result's fields and psi (done). Written into message (its size the
+//  request's).
 void encodeRequest(const GroupRequest& request, std::vector<double>& message);
 
 //- The request of a message of n doubles; throws std::runtime_error where the message is not
 //  one (unknown kind, a product whose x and y differ in size)
 GroupRequest decodeRequest(const double* message, int n);
 
-//- The largest message of a request to a rank with nHostCells host interface cells
-int maxRequestSize(int nHostCells);
+//- The largest message of a request to a rank with nHostCells host interface cells and nCells
+//  cells
+int maxRequestSize(int nHostCells, int nCells);
+
+//- A rank's reply to a product request: y at its host interface cells, the phase's interface
+//  terms subtracted
+struct ProductReply
+{
+    DoublesView y;
+};
+
+//- A reply as doubles: its kind, then y. Written into message (its size the reply's).
+void encodeReply(const ProductReply& reply, std::vector<double>& message);
+
+//- The reply of a message of n doubles (y a view into it); throws std::runtime_error where the
+//  message is not one
+ProductReply decodeReply(const double* message, int n);
 
 } // namespace gpuLdu

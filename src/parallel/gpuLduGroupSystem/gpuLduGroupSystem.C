@@ -8,7 +8,15 @@
 #include "gpuLduGroupSystemOwnerCoupling.H"
 #include "processorLduInterface.H"
 
-// * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * //
+// * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
+
+namespace Foam
+{
+    defineTypeNameAndDebug(gpuLduGroupSystem, 0);
+}
+
+
+// * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * * //
 
 namespace
 {

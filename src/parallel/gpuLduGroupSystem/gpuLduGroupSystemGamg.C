@@ -109,70 +109,6 @@ bool Foam::gpuLduGroupSystem::combineGamg
 }
 
 
-void Foam::gpuLduGroupSystem::exchangeLevelCoeffs
-(
-    const std::vector<double>& mine
-)
-{
-    if (!owner())
-    {
-        sendDoubles(0, mine.data(), mine.size(), comm_);
-        return;
-    }
-
-    // Each rank's coarse coefficients into the level's ranks' terms one
-    // after the other, then each device coupling term's
-    const label nLevels = gamgTermStart_.size();
-    std::vector<std::vector<double>> bou(nLevels), intc(nLevels);
-    for (label k = 1; k < nLevels; ++k)
-    {
-        bou[k].resize(gamgTermStart_[k].back());
-        intc[k].resize(gamgTermStart_[k].back());
-    }
-    std::vector<double> theirs;
-    for (label r = 0; r < ranks_.size(); ++r)
-    {
-        label size = 0;
-        for (label k = 1; k < nLevels; ++k)
-        {
-            size += 2*(gamgTermStart_[k][r + 1] - gamgTermStart_[k][r]);
-        }
-        if (r == 0)
-        {
-            theirs = mine;
-        }
-        else
-        {
-            theirs.resize(size);
-            receiveDoubles(r, theirs.data(), size, comm_);
-        }
-        if (label(theirs.size()) != size)
-        {
-            FatalErrorInFunction
-                << "rank " << ranks_[r] << " has " << theirs.size()
-                << " coarse interface coefficients, its levels " << size
-                << abort(FatalError);
-        }
-        const double* from = theirs.data();
-        for (label k = 1; k < nLevels; ++k)
-        {
-            const label first = gamgTermStart_[k][r];
-            const label m = gamgTermStart_[k][r + 1] - first;
-            std::copy(from, from + m, bou[k].begin() + first);
-            std::copy(from + m, from + 2*m, intc[k].begin() + first);
-            from += 2*m;
-        }
-    }
-    gamgTermBou_.assign(nLevels, std::vector<double>());
-    gamgTermInt_.assign(nLevels, std::vector<double>());
-    for (label k = 1; k < nLevels; ++k)
-    {
-        gamgTermBou_[k] = gpuLdu::termCoefficients(gamgTermSource_[k], bou[k].data());
-        gamgTermInt_[k] = gpuLdu::termCoefficients(gamgTermSource_[k], intc[k].data());
-    }
-}
-
-
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
 bool Foam::gpuLduGroupSystem::gamgShared
@@ -268,7 +204,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveGamg
 )
 {
     // The hand-over: the finest level's values and terms as the Krylov
-    // system's, then the coarse levels' interface coefficients of this
+    // system's, with the coarse levels' interface coefficients of this
     // rank's processor patches (A's, then A^T's, level after level)
     const label nLevels = couplings.couplings().size();
     std::vector<double> mine;

@@ -6,21 +6,22 @@ Description
     The transport of a group: its messages between the owner and the other
     ranks, on the group's communicator under one tag. A set-up: each rank's
     levels to the owner (writeSetup/readSetup), the owner's decision back
-    (agree). A solve (solveTogether, Krylov and GAMG alike): each rank's
-    values to the owner (exchangeValues), then the owner's requests
-    (gpuLdu::GroupRequest, their doubles the core's encodeRequest) that a
-    rank serves until done, and its psi back (finish).
+    (agree). The messages of a solve (gpuLduGroupSystemSolve.C), one typed
+    message each, its doubles the core's (gpuLdu/rankGroup.hpp): each rank's
+    values to the owner (gpuLdu::RankValues: sendValues/receiveValues), the
+    owner's requests (gpuLdu::GroupRequest: sendMessage, or sendToEach for
+    done with each rank's psi; receiveMessage) that a rank serves until
+    done, and its replies to products (gpuLdu::ProductReply: sendReply/
+    receiveReply). Replacing MPI by another transport (the owner's device
+    buffers written by the ranks) is a change of this file.
 
 \*---------------------------------------------------------------------------*/
 
 #include "gpuLduGroupSystem.H"
-#include "gpuLduCoupling.H"
 #include "IPstream.H"
 #include "OPstream.H"
-#include "PstreamReduceOps.H"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
@@ -52,44 +53,6 @@ std::vector<int> readInts(Foam::Istream& is)
 
 
 // * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
-
-void Foam::gpuLduGroupSystem::sendDoubles
-(
-    const label to,
-    const double* p,
-    const label n,
-    const label comm
-)
-{
-    if (n > 0)
-    {
-        UOPstream::write
-        (
-            UPstream::commsTypes::scheduled, to,
-            reinterpret_cast<const char*>(p), n*sizeof(double), groupTag, comm
-        );
-    }
-}
-
-
-void Foam::gpuLduGroupSystem::receiveDoubles
-(
-    const label from,
-    double* p,
-    const label n,
-    const label comm
-)
-{
-    if (n > 0)
-    {
-        UIPstream::read
-        (
-            UPstream::commsTypes::scheduled, from,
-            reinterpret_cast<char*>(p), n*sizeof(double), groupTag, comm
-        );
-    }
-}
-
 
 double Foam::gpuLduGroupSystem::secondsSince
 (
@@ -178,31 +141,178 @@ Foam::gpuLduGroupSystem::rankSetup Foam::gpuLduGroupSystem::readSetup
 }
 
 
-void Foam::gpuLduGroupSystem::applyProduct
+// * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+
+void Foam::gpuLduGroupSystem::sendMessage
 (
-    const gpuLduCoupling& coupling,
-    const gpuLdu::InterfaceProduct kind,
-    const gpuLdu::InterfacePhase phase,
-    const double* x,
-    double* y
-)
+    const label to,
+    const std::vector<double>& message
+) const
 {
-    switch (kind)
+    UOPstream::write
+    (
+        UPstream::commsTypes::scheduled, to,
+        reinterpret_cast<const char*>(message.data()),
+        message.size()*sizeof(double), groupTag, comm_
+    );
+}
+
+
+Foam::label Foam::gpuLduGroupSystem::receiveMessage
+(
+    const label from,
+    std::vector<double>& buffer
+) const
+{
+    return UIPstream::read
+    (
+        UPstream::commsTypes::scheduled, from,
+        reinterpret_cast<char*>(buffer.data()),
+        buffer.size()*sizeof(double), groupTag, comm_
+    )/sizeof(double);
+}
+
+
+void Foam::gpuLduGroupSystem::sendToEach
+(
+    const std::vector<std::vector<double>>& messages
+) const
+{
+    const label firstRequest = UPstream::nRequests();
+    for (label r = 1; r < ranks_.size(); ++r)
     {
-        case gpuLdu::InterfaceProduct::a:
-            coupling.interfaceProduct(phase, x, y);
-            break;
-        case gpuLdu::InterfaceProduct::transposed:
-            coupling.interfaceProductT(phase, x, y);
-            break;
-        case gpuLdu::InterfaceProduct::rowSums:
-            coupling.interfaceRowSums(phase, y);
-            break;
+        UOPstream::write
+        (
+            UPstream::commsTypes::nonBlocking, r,
+            reinterpret_cast<const char*>(messages[r].data()),
+            messages[r].size()*sizeof(double), groupTag, comm_
+        );
+    }
+    UPstream::waitRequests(firstRequest);
+}
+
+
+void Foam::gpuLduGroupSystem::sendValues(const gpuLdu::RankValues& values)
+{
+    gpuLdu::packRankValues(values, message_);
+    sendMessage(0, message_);
+}
+
+
+void Foam::gpuLduGroupSystem::placeValues
+(
+    const label r,
+    const gpuLdu::RankValues& values,
+    gpuLdu::GroupValues& into
+) const
+{
+    try
+    {
+        gpuLdu::placeRankValues(values, r, combined_, into);
+    }
+    catch (const std::runtime_error& e)
+    {
+        FatalErrorInFunction
+            << "rank " << ranks_[r] << " of the group: " << e.what()
+            << abort(FatalError);
     }
 }
 
 
-// * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+void Foam::gpuLduGroupSystem::receiveValues
+(
+    const gpuLdu::RankValues& mine,
+    gpuLdu::GroupValues& into
+)
+{
+    // Every rank's message received at once (non-blocking), into a buffer
+    // of its largest: a rank that arrives late delays no other
+    const label n = ranks_.size();
+    valuesReceived_.resize(n);
+    const label firstRequest = UPstream::nRequests();
+    for (label r = 1; r < n; ++r)
+    {
+        std::vector<double>& buffer = valuesReceived_[r];
+        buffer.resize(gpuLdu::maxRankValuesSize(r, combined_, into));
+        UIPstream::read
+        (
+            UPstream::commsTypes::nonBlocking, r,
+            reinterpret_cast<char*>(buffer.data()),
+            buffer.size()*sizeof(double), groupTag, comm_
+        );
+    }
+    placeValues(0, mine, into);
+
+    // Each placed as it arrives (rank r's receive is request
+    // firstRequest + r - 1)
+    boolList placed(n, false);
+    for (label left = n - 1; left > 0; )
+    {
+        for (label r = 1; r < n; ++r)
+        {
+            if (!placed[r] && UPstream::finishedRequest(firstRequest + r - 1))
+            {
+                const std::vector<double>& message = valuesReceived_[r];
+                gpuLdu::RankValues values;
+                try
+                {
+                    values = gpuLdu::unpackRankValues(message.data(), message.size());
+                }
+                catch (const std::runtime_error& e)
+                {
+                    FatalErrorInFunction
+                        << "rank " << ranks_[r] << " of the group: " << e.what()
+                        << abort(FatalError);
+                }
+                placeValues(r, values, into);
+                placed[r] = true;
+                --left;
+            }
+        }
+    }
+    UPstream::waitRequests(firstRequest);
+}
+
+
+void Foam::gpuLduGroupSystem::sendReply(const std::vector<double>& y)
+{
+    gpuLdu::ProductReply reply;
+    reply.y.data = y.data();
+    reply.y.size = y.size();
+    gpuLdu::encodeReply(reply, message_);
+    sendMessage(0, message_);
+}
+
+
+void Foam::gpuLduGroupSystem::receiveReply
+(
+    const label r,
+    double* y,
+    const label n
+)
+{
+    message_.resize(n + 1);
+    const label received = receiveMessage(r, message_);
+    gpuLdu::ProductReply reply;
+    try
+    {
+        reply = gpuLdu::decodeReply(message_.data(), received);
+    }
+    catch (const std::runtime_error& e)
+    {
+        FatalErrorInFunction
+            << "rank " << ranks_[r] << " of the group: " << e.what()
+            << abort(FatalError);
+    }
+    if (reply.y.size != n)
+    {
+        FatalErrorInFunction
+            << "rank " << ranks_[r] << " of the group replied " << reply.y.size
+            << " values to a product of " << n << abort(FatalError);
+    }
+    std::copy(reply.y.begin(), reply.y.end(), y);
+}
+
 
 bool Foam::gpuLduGroupSystem::agree(rankSetup mine, const decision& decide) const
 {
@@ -235,267 +345,6 @@ bool Foam::gpuLduGroupSystem::agree(rankSetup mine, const decision& decide) cons
         from >> decided;
     }
     return decided;
-}
-
-
-Foam::label Foam::gpuLduGroupSystem::changedArrays(const lduMatrix& matrix)
-{
-    const scalarField* arrays[3] =
-    {
-        &matrix.diag(),
-        &matrix.upper(),
-        matrix.hasLower() ? &matrix.lower() : nullptr
-    };
-    label changed = 0;
-    for (label a = 0; a < 3; ++a)
-    {
-        if (!arrays[a])
-        {
-            continue;
-        }
-        const scalarField& v = *arrays[a];
-        std::vector<double>& held = held_[a];
-        // bit for bit: a value that compares equal but is not the same bits
-        // (-0 and 0) is sent
-        if
-        (
-            held.size() != std::size_t(v.size())
-         || (v.size() && std::memcmp(held.data(), v.cdata(), v.byteSize()) != 0)
-        )
-        {
-            held.assign(v.begin(), v.end());
-            changed |= (1 << a);
-        }
-    }
-    return changed;
-}
-
-
-void Foam::gpuLduGroupSystem::exchangeValues
-(
-    const lduMatrix& matrix,
-    const scalarField& psi,
-    const scalarField& source,
-    const FieldField<Field, scalar>& interfaceBouCoeffs,
-    const FieldField<Field, scalar>& interfaceIntCoeffs
-)
-{
-    // this rank's coefficients of its patches in the system, patch after patch
-    std::vector<double> bou, intc;
-    forAll(patchPhase_, patchi)
-    {
-        if (patchPhase_[patchi] == gpuLduCoupling::inSystem)
-        {
-            const scalarField& b = interfaceBouCoeffs[patchi];
-            const scalarField& i = interfaceIntCoeffs[patchi];
-            bou.insert(bou.end(), b.begin(), b.end());
-            intc.insert(intc.end(), i.begin(), i.end());
-        }
-    }
-
-    // diag, upper, lower: only those the owner does not hold already (the
-    // header: bits 1, 2, 4)
-    const label changed = changedArrays(matrix);
-    if (!owner())
-    {
-        const double header = changed;
-        sendDoubles(0, &header, 1, comm_);
-        sendDoubles(0, psi.cdata(), nCells_, comm_);
-        sendDoubles(0, source.cdata(), nCells_, comm_);
-        if (changed & 1)
-        {
-            sendDoubles(0, matrix.diag().cdata(), nCells_, comm_);
-        }
-        if (changed & 2)
-        {
-            sendDoubles(0, matrix.upper().cdata(), nFaces_, comm_);
-        }
-        if (changed & 4)
-        {
-            sendDoubles(0, matrix.lower().cdata(), nFaces_, comm_);
-        }
-        sendDoubles(0, bou.data(), nTerms_, comm_);
-        sendDoubles(0, intc.data(), nTerms_, comm_);
-        return;
-    }
-
-    std::copy(psi.begin(), psi.end(), psi_.begin());
-    std::copy(source.begin(), source.end(), source_.begin());
-    if (changed & 1)
-    {
-        std::copy(matrix.diag().begin(), matrix.diag().end(), diag_.begin());
-    }
-    if (changed & 2)
-    {
-        std::copy(matrix.upper().begin(), matrix.upper().end(), upper_.begin());
-    }
-    if (changed & 4)
-    {
-        std::copy(matrix.lower().begin(), matrix.lower().end(), lower_.begin());
-    }
-    std::copy(bou.begin(), bou.end(), coeffs_.begin());
-    std::copy(intc.begin(), intc.end(), intCoeffs_.begin());
-
-    const gpuLdu::CombinedLevel& g = combined_;
-    for (label r = 1; r < ranks_.size(); ++r)
-    {
-        const label c = g.rowStart[r], nc = g.rowStart[r + 1] - c;
-        const label f = g.faceStart[r], nf = g.faceStart[r + 1] - f;
-        const label t = g.termStart[r], nt = g.termStart[r + 1] - t;
-        double header = 0;
-        receiveDoubles(r, &header, 1, comm_);
-        const label theirs = label(header);
-        receiveDoubles(r, psi_.data() + c, nc, comm_);
-        receiveDoubles(r, source_.data() + c, nc, comm_);
-        if (theirs & 1)
-        {
-            receiveDoubles(r, diag_.data() + c, nc, comm_);
-        }
-        if (theirs & 2)
-        {
-            receiveDoubles(r, upper_.data() + f, nf, comm_);
-        }
-        if (theirs & 4)
-        {
-            receiveDoubles(r, lower_.data() + f, nf, comm_);
-        }
-        receiveDoubles(r, coeffs_.data() + t, nt, comm_);
-        receiveDoubles(r, intCoeffs_.data() + t, nt, comm_);
-    }
-
-    termCoeffs_ = gpuLdu::termCoefficients(g.termSource, coeffs_.data());
-    termIntCoeffs_ = gpuLdu::termCoefficients(g.termSource, intCoeffs_.data());
-}
-
-
-gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
-(
-    const gpuLduCoupling* coupling,
-    const label meshComm,
-    scalarField& psi
-)
-{
-    std::vector<double> message(gpuLdu::maxRequestSize(nHostCells_));
-    const std::size_t m = nHostCells_;
-    for (;;)
-    {
-        const label n =
-            UIPstream::read
-            (
-                UPstream::commsTypes::scheduled, 0,
-                reinterpret_cast<char*>(message.data()),
-                message.size()*sizeof(double), groupTag, comm_
-            )/sizeof(double);
-
-        gpuLdu::GroupRequest request;
-        try
-        {
-            request = gpuLdu::decodeRequest(message.data(), n);
-        }
-        catch (const std::runtime_error& e)
-        {
-            FatalErrorInFunction
-                << e.what() << abort(FatalError);
-        }
-
-        switch (request.kind)
-        {
-            // the calls the owner makes (ownerCoupling::sum, maximum) and a
-            // rank's own coupling makes (gpuLduCoupling::sum)
-            case gpuLdu::GroupRequestKind::sum:
-                returnReduce
-                (
-                    request.value, sumOp<scalar>(), Pstream::msgType(), meshComm
-                );
-                break;
-            case gpuLdu::GroupRequestKind::maximum:
-                returnReduce
-                (
-                    request.value, maxOp<scalar>(), Pstream::msgType(), meshComm
-                );
-                break;
-            case gpuLdu::GroupRequestKind::product:
-            {
-                const bool hasX =
-                    request.product != gpuLdu::InterfaceProduct::rowSums;
-                if (!coupling || request.y.size() != m || (hasX && request.x.size() != m))
-                {
-                    FatalErrorInFunction
-                        << "a request of " << n << " values from the group's"
-                        << " owner" << abort(FatalError);
-                }
-                applyProduct
-                (
-                    *coupling, request.product, request.phase,
-                    request.x.data(), request.y.data()
-                );
-                sendDoubles(0, request.y.data(), m, comm_);
-                break;
-            }
-            case gpuLdu::GroupRequestKind::done:
-                receiveDoubles(0, psi.data(), nCells_, comm_);
-                return request.result;
-        }
-    }
-}
-
-
-void Foam::gpuLduGroupSystem::finish
-(
-    gpuLdu::SolveResult& r,
-    const double handOverSeconds,
-    scalarField& psi
-)
-{
-    const auto handStart = std::chrono::steady_clock::now();
-    gpuLdu::GroupRequest done;
-    done.kind = gpuLdu::GroupRequestKind::done;
-    done.result = r;
-    done.result.handOverSeconds = handOverSeconds;
-    std::vector<double> message;
-    gpuLdu::encodeRequest(done, message);
-    const std::vector<int>& rowStart = combined_.rowStart;
-    for (label k = 1; k < ranks_.size(); ++k)
-    {
-        sendDoubles(k, message.data(), message.size(), comm_);
-        sendDoubles
-        (
-            k, psi_.data() + rowStart[k], rowStart[k + 1] - rowStart[k], comm_
-        );
-    }
-    std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
-    r.handOverSeconds = handOverSeconds + secondsSince(handStart);
-}
-
-
-gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveTogether
-(
-    const lduMatrix& matrix,
-    const FieldField<Field, scalar>& interfaceBouCoeffs,
-    const FieldField<Field, scalar>& interfaceIntCoeffs,
-    const std::vector<double>* levelCoeffs,
-    const gpuLduCoupling* coupling,
-    scalarField& psi,
-    const scalarField& source,
-    const std::function<gpuLdu::SolveResult()>& ownerSolve
-)
-{
-    // The owner's hand-over: the values received here, psi sent in finish
-    const auto start = std::chrono::steady_clock::now();
-    exchangeValues(matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs);
-    if (levelCoeffs)
-    {
-        exchangeLevelCoeffs(*levelCoeffs);
-    }
-    if (!owner())
-    {
-        return serve(coupling, matrix.mesh().comm(), psi);
-    }
-    const double handOver = secondsSince(start);
-
-    gpuLdu::SolveResult r = ownerSolve();
-    finish(r, handOver, psi);
-    return r;
 }
 
 

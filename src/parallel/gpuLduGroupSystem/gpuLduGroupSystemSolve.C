@@ -1,0 +1,336 @@
+/*---------------------------------------------------------------------------*\
+    gpuLduSolvers: OpenFOAM linear solvers on NVIDIA GPUs
+    SPDX-License-Identifier: GPL-3.0-or-later
+
+Description
+    The one solve sequence of a group, Krylov and GAMG alike (solveTogether):
+    each rank's values to the owner (exchangeValues), the owner's requests
+    that the other ranks serve until done (serve), the result and psi back
+    (finish), and the owner's time in the hand-over (its debug line). The
+    messages are the core's types (gpuLdu/rankGroup.hpp), moved by the
+    transport (gpuLduGroupSystemTransport.C).
+
+\*---------------------------------------------------------------------------*/
+
+#include "gpuLduGroupSystem.H"
+#include "gpuLduCoupling.H"
+#include "PstreamReduceOps.H"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+// * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
+
+void Foam::gpuLduGroupSystem::applyProduct
+(
+    const gpuLduCoupling& coupling,
+    const gpuLdu::InterfaceProduct kind,
+    const gpuLdu::InterfacePhase phase,
+    const double* x,
+    double* y
+)
+{
+    switch (kind)
+    {
+        case gpuLdu::InterfaceProduct::a:
+            coupling.interfaceProduct(phase, x, y);
+            break;
+        case gpuLdu::InterfaceProduct::transposed:
+            coupling.interfaceProductT(phase, x, y);
+            break;
+        case gpuLdu::InterfaceProduct::rowSums:
+            coupling.interfaceRowSums(phase, y);
+            break;
+    }
+}
+
+
+// * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+
+Foam::label Foam::gpuLduGroupSystem::changedArrays(const lduMatrix& matrix)
+{
+    const scalarField* arrays[3] =
+    {
+        &matrix.diag(),
+        &matrix.upper(),
+        matrix.hasLower() ? &matrix.lower() : nullptr
+    };
+    label changed = 0;
+    for (label a = 0; a < 3; ++a)
+    {
+        if (!arrays[a])
+        {
+            continue;
+        }
+        const scalarField& v = *arrays[a];
+        std::vector<double>& held = held_[a];
+        // bit for bit: a value that compares equal but is not the same bits
+        // (-0 and 0) is sent
+        if
+        (
+            held.size() != std::size_t(v.size())
+         || (v.size() && std::memcmp(held.data(), v.cdata(), v.byteSize()) != 0)
+        )
+        {
+            held.assign(v.begin(), v.end());
+            changed |= (1 << a);
+        }
+    }
+    return changed;
+}
+
+
+gpuLdu::GroupValues Foam::gpuLduGroupSystem::groupValues(const bool gamg)
+{
+    gpuLdu::GroupValues into;
+    into.psi = psi_.data();
+    into.source = source_.data();
+    into.diag = diag_.data();
+    into.upper = upper_.data();
+    into.lower = lower_.data();
+    into.interfaceBou = coeffs_.data();
+    into.interfaceInt = intCoeffs_.data();
+    if (gamg)
+    {
+        const label nLevels = gamgTermStart_.size();
+        gamgRankBou_.resize(nLevels);
+        gamgRankInt_.resize(nLevels);
+        into.levelTermStart = &gamgTermStart_;
+        into.levelBou.assign(nLevels, nullptr);
+        into.levelInt.assign(nLevels, nullptr);
+        for (label k = 1; k < nLevels; ++k)
+        {
+            gamgRankBou_[k].resize(gamgTermStart_[k].back());
+            gamgRankInt_[k].resize(gamgTermStart_[k].back());
+            into.levelBou[k] = gamgRankBou_[k].data();
+            into.levelInt[k] = gamgRankInt_[k].data();
+        }
+    }
+    return into;
+}
+
+
+void Foam::gpuLduGroupSystem::exchangeValues
+(
+    const lduMatrix& matrix,
+    const scalarField& psi,
+    const scalarField& source,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const std::vector<double>* levelCoeffs
+)
+{
+    // this rank's coefficients of its patches in the system, patch after patch
+    std::vector<double> bou, intc;
+    forAll(patchPhase_, patchi)
+    {
+        if (patchPhase_[patchi] == gpuLduCoupling::inSystem)
+        {
+            const scalarField& b = interfaceBouCoeffs[patchi];
+            const scalarField& i = interfaceIntCoeffs[patchi];
+            bou.insert(bou.end(), b.begin(), b.end());
+            intc.insert(intc.end(), i.begin(), i.end());
+        }
+    }
+
+    // this rank's values; of diag, upper, lower only those the owner does not
+    // hold already
+    const auto view = [](const double* p, const label n)
+    {
+        gpuLdu::DoublesView v;
+        v.data = p;
+        v.size = n;
+        return v;
+    };
+    const label changed = changedArrays(matrix);
+    gpuLdu::RankValues mine;
+    mine.psi = view(psi.cdata(), nCells_);
+    mine.source = view(source.cdata(), nCells_);
+    if (changed & 1)
+    {
+        mine.diag = view(matrix.diag().cdata(), nCells_);
+    }
+    if (changed & 2)
+    {
+        mine.upper = view(matrix.upper().cdata(), nFaces_);
+    }
+    if (changed & 4)
+    {
+        mine.lower = view(matrix.lower().cdata(), nFaces_);
+    }
+    mine.interfaceBou = view(bou.data(), nTerms_);
+    mine.interfaceInt = view(intc.data(), nTerms_);
+    if (levelCoeffs)
+    {
+        mine.levelCoeffs = view(levelCoeffs->data(), levelCoeffs->size());
+    }
+
+    if (!owner())
+    {
+        sendValues(mine);
+        return;
+    }
+
+    gpuLdu::GroupValues into = groupValues(levelCoeffs != nullptr);
+    receiveValues(mine, into);
+
+    // each device coupling term's coefficients from the ranks' terms
+    termCoeffs_ = gpuLdu::termCoefficients(combined_.termSource, coeffs_.data());
+    termIntCoeffs_ = gpuLdu::termCoefficients(combined_.termSource, intCoeffs_.data());
+    if (levelCoeffs)
+    {
+        const label nLevels = gamgTermStart_.size();
+        gamgTermBou_.assign(nLevels, std::vector<double>());
+        gamgTermInt_.assign(nLevels, std::vector<double>());
+        for (label k = 1; k < nLevels; ++k)
+        {
+            gamgTermBou_[k] =
+                gpuLdu::termCoefficients(gamgTermSource_[k], gamgRankBou_[k].data());
+            gamgTermInt_[k] =
+                gpuLdu::termCoefficients(gamgTermSource_[k], gamgRankInt_[k].data());
+        }
+    }
+}
+
+
+gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
+(
+    const gpuLduCoupling* coupling,
+    const label meshComm,
+    scalarField& psi
+)
+{
+    std::vector<double> message(gpuLdu::maxRequestSize(nHostCells_, nCells_));
+    const std::size_t m = nHostCells_;
+    for (;;)
+    {
+        const label n = receiveMessage(0, message);
+        gpuLdu::GroupRequest request;
+        try
+        {
+            request = gpuLdu::decodeRequest(message.data(), n);
+        }
+        catch (const std::runtime_error& e)
+        {
+            FatalErrorInFunction
+                << e.what() << abort(FatalError);
+        }
+
+        switch (request.kind)
+        {
+            // the calls the owner makes (ownerCoupling::sum, maximum) and a
+            // rank's own coupling makes (gpuLduCoupling::sum)
+            case gpuLdu::GroupRequestKind::sum:
+                returnReduce
+                (
+                    request.value, sumOp<scalar>(), Pstream::msgType(), meshComm
+                );
+                break;
+            case gpuLdu::GroupRequestKind::maximum:
+                returnReduce
+                (
+                    request.value, maxOp<scalar>(), Pstream::msgType(), meshComm
+                );
+                break;
+            case gpuLdu::GroupRequestKind::product:
+            {
+                const bool hasX =
+                    request.product != gpuLdu::InterfaceProduct::rowSums;
+                if (!coupling || request.y.size() != m || (hasX && request.x.size() != m))
+                {
+                    FatalErrorInFunction
+                        << "a request of " << n << " values from the group's"
+                        << " owner" << abort(FatalError);
+                }
+                applyProduct
+                (
+                    *coupling, request.product, request.phase,
+                    request.x.data(), request.y.data()
+                );
+                sendReply(request.y);
+                break;
+            }
+            case gpuLdu::GroupRequestKind::done:
+                if (request.psi.size != nCells_)
+                {
+                    FatalErrorInFunction
+                        << "psi of " << request.psi.size << " values from the"
+                        << " group's owner for " << nCells_ << " cells"
+                        << abort(FatalError);
+                }
+                std::copy(request.psi.begin(), request.psi.end(), psi.begin());
+                return request.result;
+        }
+    }
+}
+
+
+void Foam::gpuLduGroupSystem::finish
+(
+    gpuLdu::SolveResult& r,
+    const double handOverSeconds,
+    scalarField& psi
+)
+{
+    // done, with the result and the rank's psi, to every rank at once
+    const label n = ranks_.size();
+    doneMessages_.resize(n);
+    gpuLdu::GroupRequest done;
+    done.kind = gpuLdu::GroupRequestKind::done;
+    done.result = r;
+    done.result.handOverSeconds = handOverSeconds;
+    const std::vector<int>& rowStart = combined_.rowStart;
+    for (label k = 1; k < n; ++k)
+    {
+        done.psi.data = psi_.data() + rowStart[k];
+        done.psi.size = rowStart[k + 1] - rowStart[k];
+        gpuLdu::encodeRequest(done, doneMessages_[k]);
+    }
+    sendToEach(doneMessages_);
+    std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
+}
+
+
+gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveTogether
+(
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const std::vector<double>* levelCoeffs,
+    const gpuLduCoupling* coupling,
+    scalarField& psi,
+    const scalarField& source,
+    const std::function<gpuLdu::SolveResult()>& ownerSolve
+)
+{
+    // The owner's hand-over: every rank's values in its buffers, and psi
+    // back (finish)
+    const auto start = std::chrono::steady_clock::now();
+    exchangeValues
+    (
+        matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs, levelCoeffs
+    );
+    if (!owner())
+    {
+        return serve(coupling, matrix.mesh().comm(), psi);
+    }
+    const double valuesSeconds = secondsSince(start);
+
+    gpuLdu::SolveResult r = ownerSolve();
+    const auto backStart = std::chrono::steady_clock::now();
+    finish(r, valuesSeconds, psi);
+    const double backSeconds = secondsSince(backStart);
+    r.handOverSeconds = valuesSeconds + backSeconds;
+
+    if (debug)
+    {
+        Info<< "gpuLduGroupSystem: hand-over of " << ranks_.size() << " ranks "
+            << 1e3*r.handOverSeconds << " ms (values " << 1e3*valuesSeconds
+            << " ms, psi back " << 1e3*backSeconds << " ms)" << endl;
+    }
+    return r;
+}
+
+
+// ************************************************************************* //
