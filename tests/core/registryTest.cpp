@@ -144,22 +144,22 @@ TEST(Registry, EverySmootherKeywordRoundTrips)
 //  the plugin's own
 TEST(Registry, ListingsAreOpenFOAMsTablesThenThePluginsOwn)
 {
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PCG, true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PBiCGStab, true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PBiCG, false), (Names{"DILU", "diagonal", "none", "ILU0"}));
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PBiCGStab, false), (Names{"DILU", "diagonal", "none", "ILU0"}));
-    EXPECT_TRUE(preconditionerNames(KrylovMethod::PCG, false).empty());
-    EXPECT_TRUE(preconditionerNames(KrylovMethod::PBiCG, true).empty());
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PCG"), true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PBiCGStab"), true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PBiCG"), false), (Names{"DILU", "diagonal", "none", "ILU0"}));
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PBiCGStab"), false), (Names{"DILU", "diagonal", "none", "ILU0"}));
+    EXPECT_TRUE(preconditionerNames(KrylovMethod::named("PCG"), false).empty());
+    EXPECT_TRUE(preconditionerNames(KrylovMethod::named("PBiCG"), true).empty());
     EXPECT_EQ(smootherNames(true), (Names{"DIC", "DICGaussSeidel", "FDIC", "GaussSeidel", "nonBlockingGaussSeidel",
                                           "symGaussSeidel", "l1Jacobi", "Chebyshev"}));
     EXPECT_EQ(smootherNames(false), (Names{"DILU", "DILUGaussSeidel", "GaussSeidel", "nonBlockingGaussSeidel",
                                            "symGaussSeidel", "l1Jacobi", "Chebyshev"}));
-    EXPECT_EQ(errorOf([] { preconditionerFromName("DILU", KrylovMethod::PCG, true); }),
+    EXPECT_EQ(errorOf([] { preconditionerFromName("DILU", KrylovMethod::named("PCG"), true); }),
               "Unknown preconditioner DILU; valid preconditioners are : DIC FDIC diagonal none ILU0");
     EXPECT_EQ(errorOf([] { smootherFromName("DIC", false); }),
               "Unknown smoother DIC; valid smoothers are : DILU DILUGaussSeidel GaussSeidel nonBlockingGaussSeidel "
               "symGaussSeidel l1Jacobi Chebyshev");
-    EXPECT_EQ(preconditionerFromName("FDIC", KrylovMethod::PCG, true), Preconditioner::named("DIC"));
+    EXPECT_EQ(preconditionerFromName("FDIC", KrylovMethod::named("PCG"), true), Preconditioner::named("DIC"));
     EXPECT_EQ(smootherFromName("DILUGaussSeidel", false), GamgSmoother::named("DILUGaussSeidel"));
 }
 
@@ -187,21 +187,21 @@ TEST(Registry, NameOnlyTablesRoundTrip)
 {
     for (const std::string& n : orderingNames())
     {
-        EXPECT_EQ(orderingName(orderingFromName(n)), n);
+        EXPECT_EQ(orderingName(LdltOrdering::named(n)), n);
     }
     EXPECT_EQ(orderingNames(), (Names{"AMD", "METIS", "natural"}));
-    EXPECT_EQ(errorOf([] { orderingFromName("amd"); }), "Unknown ordering amd; valid orderings are : AMD METIS natural");
+    EXPECT_EQ(errorOf([] { LdltOrdering::named("amd"); }), "Unknown ordering amd; valid orderings are : AMD METIS natural");
     for (const std::string& n : executorNames())
     {
         EXPECT_EQ(executorName(executorFromName(n)), n);
     }
     for (const std::string& n : formatNames())
     {
-        EXPECT_EQ(formatName(formatFromName(n)), n);
+        EXPECT_EQ(formatName(MatrixFormat::named(n)), n);
     }
     for (const std::string& n : methodNames())
     {
-        EXPECT_EQ(methodName(methodFromName(n)), n);
+        EXPECT_EQ(methodName(KrylovMethod::named(n)), n);
     }
 }
 
