@@ -63,24 +63,26 @@ public:
     }
 };
 
-//- Whether a type is a registered choice (a RegisteredChoice of itself)
+//- Whether a type is a registered choice (a RegisteredChoice of itself). In C++11, as the
+//  OpenFOAM layer includes this header with its release's flags.
 template<class Kind>
-constexpr bool isRegisteredChoice = std::is_base_of<RegisteredChoice<Kind>, Kind>::value;
+struct IsRegisteredChoice : std::is_base_of<RegisteredChoice<Kind>, Kind>
+{};
 
 //- Two choices of one kind compare by their place (ordered: a key of an ordered map)
-template<class Kind, class = std::enable_if_t<isRegisteredChoice<Kind>>>
+template<class Kind, class = typename std::enable_if<IsRegisteredChoice<Kind>::value>::type>
 constexpr bool operator==(Kind a, Kind b)
 {
     return a.id() == b.id();
 }
 
-template<class Kind, class = std::enable_if_t<isRegisteredChoice<Kind>>>
+template<class Kind, class = typename std::enable_if<IsRegisteredChoice<Kind>::value>::type>
 constexpr bool operator!=(Kind a, Kind b)
 {
     return a.id() != b.id();
 }
 
-template<class Kind, class = std::enable_if_t<isRegisteredChoice<Kind>>>
+template<class Kind, class = typename std::enable_if<IsRegisteredChoice<Kind>::value>::type>
 constexpr bool operator<(Kind a, Kind b)
 {
     return a.id() < b.id();
