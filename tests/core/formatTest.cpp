@@ -134,7 +134,7 @@ TYPED_TEST(FormatTest, SpmvEqualsSequentialCsrOnAwkwardPatterns)
     }
 }
 
-TEST(SplitWidths, HybAndHecThresholds)
+TEST(FormatWidths, HybAndHecThresholds)
 {
     // rows 1, 1, 1, 10 long: atLeast[k] = rows at least k long
     std::vector<int> atLeast(11, 1);
