@@ -131,7 +131,7 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
                         + std::to_string(long(t*s_.updateArena/1048576)) + " MiB of update matrices), "
                         + std::to_string(long(available/1048576)) + " MiB are available on the "
                         + executorName(B::executor) + " executor: try "
-                        + (analysis_.ordering == LdltOrdering::metis ? "" : "the METIS ordering, ")
+                        + (analysis_.ordering == LdltOrdering::named("METIS") ? "" : "the METIS ordering, ")
                         + "another executor, or an iterative solver");
         }
         return bytes;

@@ -21,7 +21,7 @@ namespace gpuLdu
 struct SymbolicLdlt
 {
     int n = 0;
-    LdltOrdering ordering = LdltOrdering::natural;
+    LdltOrdering ordering = LdltOrdering::named("natural");
 
     //- C = P A P^T: row i of C is row perm[i] of A; inverse[perm[i]] = i. The ordering's
     //  permutation followed by a postorder of the tree, so that every subtree is a run of

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The symbolic LDL^T factorisation (SymbolicLdlt.hpp). The orderings are SuiteSparse's AMD and
-// METIS's nested dissection; the elimination tree (Liu's algorithm with path compression), its
+// The symbolic LDL^T factorisation (SymbolicLdlt.hpp). The orderings are in direct/orderings/
+// (SuiteSparse's AMD, METIS's nested dissection, natural; direct/OrderingList.hpp); the
+// elimination tree (Liu's algorithm with path compression), its
 // postorder, the column counts (row subtrees), and, in supernodes.cpp, the supernodes and their
 // relaxation (CHOLMOD's default rules) and the supernodal structure are the project's own (after
 // Davis, "Direct Methods for Sparse Linear Systems", ch. 4, and Liu, "The multifrontal method",
 // SIAM Review 1992).
 
+#include "direct/OrderingList.hpp"
 #include "direct/SymbolicLdlt.hpp"
 #include "direct/Supernodes.hpp"
 #include "gpuLdu/gpuLdu.hpp"
-
-#include <amd.h>
-#include <metis.h>
 
 #include <algorithm>
 #include <iterator>
@@ -21,14 +20,6 @@ namespace gpuLdu
 
 namespace
 {
-
-//- The symmetric adjacency of a pattern: both triangles, no diagonal, each column's rows
-//  ascending and unique (CSC; also METIS's xadj/adjncy)
-struct Adjacency
-{
-    std::vector<int> start;
-    std::vector<int> rows;
-};
 
 Adjacency symmetricAdjacency(const SymmetricPattern& a)
 {
@@ -97,40 +88,16 @@ Adjacency symmetricAdjacency(const SymmetricPattern& a)
     return adj;
 }
 
-//- The fill-reducing permutation of an ordering: row i of C is row perm[i] of A
-std::vector<int> order(const Adjacency& adj, int n, LdltOrdering ordering)
+//- The fill-reducing permutation of an ordering: row i of C is row perm[i] of A (the identity
+//  where there is nothing to order)
+std::vector<int> order(const Adjacency& adj, LdltOrdering ordering)
 {
-    std::vector<int> perm(n);
-    for (int i = 0; i < n; ++i)
+    if (adj.rows.empty())
     {
-        perm[i] = i;
+        return orderings::Natural::permutation(adj);
     }
-    if (ordering == LdltOrdering::natural || adj.rows.empty())
-    {
-        return perm;
-    }
-    if (ordering == LdltOrdering::amd)
-    {
-        const int status = amd_order(n, adj.start.data(), adj.rows.data(), perm.data(), nullptr, nullptr);
-        if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
-        {
-            throw Error("gpuLdu: AMD ordering of " + std::to_string(n) + " columns failed (status "
-                        + std::to_string(status) + (status == AMD_OUT_OF_MEMORY ? ": out of memory)" : ")"));
-        }
-        return perm;
-    }
-    // METIS takes non-const arrays it does not change
-    idx_t nv = n;
-    std::vector<idx_t> xadj(adj.start.begin(), adj.start.end());
-    std::vector<idx_t> adjncy(adj.rows.begin(), adj.rows.end());
-    std::vector<idx_t> p(n), ip(n);
-    const int status = METIS_NodeND(&nv, xadj.data(), adjncy.data(), nullptr, nullptr, p.data(), ip.data());
-    if (status != METIS_OK)
-    {
-        throw Error("gpuLdu: METIS nested dissection of " + std::to_string(n) + " columns failed (status "
-                    + std::to_string(status) + (status == METIS_ERROR_MEMORY ? ": out of memory)" : ")"));
-    }
-    perm.assign(p.begin(), p.end());
+    std::vector<int> perm;
+    OrderingRegistry::visit(ordering.id(), [&](auto entry) { perm = decltype(entry)::permutation(adj); });
     return perm;
 }
 
@@ -206,7 +173,7 @@ std::vector<int> postorder(const std::vector<int>& parent)
 
 LdltOrdering autoOrdering(int n)
 {
-    return n < 5000 ? LdltOrdering::amd : LdltOrdering::metis;
+    return LdltOrdering(n < 5000 ? OrderingRegistry::idOf<orderings::Amd>() : OrderingRegistry::idOf<orderings::Metis>());
 }
 
 SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering, bool relax)
@@ -218,7 +185,7 @@ SymbolicLdlt analyseLdlt(const SymmetricPattern& a, LdltOrdering ordering, bool 
     s.n = n;
     s.ordering = ordering;
     s.nnzALower = long(adj.rows.size())/2 + n;
-    std::vector<int> perm = order(adj, n, ordering);
+    std::vector<int> perm = order(adj, ordering);
     s.inverse.assign(n, -1);
     for (int i = 0; i < n; ++i)
     {

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The keywords of the interface's choices (gpuLdu.hpp), every table in this file: the OpenFOAM
-// layer and gpuLduSolve read and list them from here. A name-only choice (executor, format,
-// method, ordering) has its table below; the preconditioners' and smoothers' tables are
-// generated from their registries (precond/PreconditionerList.hpp, multigrid/SmootherList.hpp),
-// each entry's keywords in its own class.
+// layer and gpuLduSolve read and list them from here. The executors have their table below;
+// every other kind's is generated from its registry, each entry's keywords in its own class:
+// preconditioners (precond/PreconditionerList.hpp), GAMG smoothers (multigrid/SmootherList.hpp),
+// Krylov methods (krylov/KrylovMethodList.hpp), matrix formats (matrix/FormatList.hpp), LDL^T
+// orderings (direct/OrderingList.hpp).
 
+#include "direct/OrderingList.hpp"
 #include "gpuLdu/gpuLdu.hpp"
+#include "krylov/KrylovMethodList.hpp"
+#include "matrix/FormatList.hpp"
 #include "multigrid/SmootherList.hpp"
 #include "precond/PreconditionerList.hpp"
 
@@ -30,31 +34,6 @@ const Keyword<Executor> executorTable[] =
 {
     {Executor::cpu, "cpu"},
     {Executor::gpu, "gpu"}
-};
-
-const Keyword<MatrixFormat> formatTable[] =
-{
-    {MatrixFormat::csr, "csr"},
-    {MatrixFormat::ell, "ell"},
-    {MatrixFormat::blockedEll, "blockedEll"},
-    {MatrixFormat::hyb, "hyb"},
-    {MatrixFormat::hec, "hec"},
-    {MatrixFormat::automatic, "auto"}
-};
-
-const Keyword<KrylovMethod> methodTable[] =
-{
-    {KrylovMethod::PCG, "PCG"},
-    {KrylovMethod::PBiCG, "PBiCG"},
-    {KrylovMethod::PBiCGStab, "PBiCGStab"}
-};
-
-//- The orderings, as orderingNames lists them
-const Keyword<LdltOrdering> orderingTable[] =
-{
-    {LdltOrdering::amd, "AMD"},
-    {LdltOrdering::metis, "METIS"},
-    {LdltOrdering::natural, "natural"}
 };
 
 //- The names of a table's entries that pass `keep`, in table order
@@ -137,54 +116,59 @@ Executor executorFromName(const std::string& name)
     return valueOf(executorTable, name, "executor", all);
 }
 
+MatrixFormat MatrixFormat::named(const std::string& keyword)
+{
+    return MatrixFormat(FormatRegistry::fromName(keyword, "matrixFormat", all));
+}
+
 std::string formatName(MatrixFormat format)
 {
-    return nameOf(formatTable, format);
+    return FormatRegistry::name(format.id());
 }
 
 std::vector<std::string> formatNames()
 {
-    return namesOf(formatTable, all);
+    return FormatRegistry::names(all);
 }
 
-MatrixFormat formatFromName(const std::string& name)
+bool isChosenPerMatrix(MatrixFormat format)
 {
-    return valueOf(formatTable, name, "matrixFormat", all);
+    return storageOf(format) == FormatStorage::chosen;
+}
+
+KrylovMethod KrylovMethod::named(const std::string& keyword)
+{
+    return KrylovMethod(KrylovMethodRegistry::fromName(keyword, "solver", all));
 }
 
 std::string methodName(KrylovMethod method)
 {
-    return nameOf(methodTable, method);
+    return KrylovMethodRegistry::name(method.id());
 }
 
 std::vector<std::string> methodNames()
 {
-    return namesOf(methodTable, all);
-}
-
-KrylovMethod methodFromName(const std::string& name)
-{
-    return valueOf(methodTable, name, "solver", all);
+    return KrylovMethodRegistry::names(all);
 }
 
 bool methodTakes(KrylovMethod method, bool symmetric)
 {
-    return method == KrylovMethod::PBiCGStab || (method == KrylovMethod::PCG) == symmetric;
+    return gpuLdu::takenOn(KrylovMethodRegistry::choices()[method.id()].variant->takes, symmetric);
+}
+
+LdltOrdering LdltOrdering::named(const std::string& keyword)
+{
+    return LdltOrdering(OrderingRegistry::fromName(keyword, "ordering", all));
 }
 
 std::string orderingName(LdltOrdering ordering)
 {
-    return nameOf(orderingTable, ordering);
+    return OrderingRegistry::name(ordering.id());
 }
 
 std::vector<std::string> orderingNames()
 {
-    return namesOf(orderingTable, all);
-}
-
-LdltOrdering orderingFromName(const std::string& name)
-{
-    return valueOf(orderingTable, name, "ordering", all);
+    return OrderingRegistry::names(all);
 }
 
 const Preconditioner Preconditioner::none{};

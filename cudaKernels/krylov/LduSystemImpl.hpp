@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// LduSystem on a backend B: the value upload, A*x and A^T*x with coupled interfaces, OpenFOAM's
-// normFactor (lduMatrix::solver::normFactor in lduMatrixSolver.C) and the start every Krylov
-// loop shares; the loops are in krylov/. Compiled once per backend (instantiate/cpu/,
-// instantiate/cuda/).
+// LduSystem on a backend B: the value upload, A*x and A^T*x with coupled interfaces (the
+// products in the format in use: matrix/MatrixProducts.hpp), OpenFOAM's normFactor
+// (lduMatrix::solver::normFactor in lduMatrixSolver.C) and the start every Krylov loop shares;
+// the loops are in krylov/ (krylov/KrylovMethodList.hpp). Compiled once per backend
+// (instantiate/cpu/, instantiate/cuda/).
 
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP
 
-#include "krylov/PBiCG.hpp"
-#include "krylov/PBiCGStab.hpp"
-#include "krylov/Pcg.hpp"
+#include "krylov/KrylovMethodList.hpp"
 #include "matrix/CsrMatrix.hpp"
+#include "matrix/MatrixProducts.hpp"
 #include "matrix/ValueCheck.hpp"
-#include "matrix/SparseFormats.hpp"
 #include "matrix/Spmv.hpp"
 #include "precond/Preconditioners.hpp"
 
@@ -21,8 +20,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <memory>
 #include <vector>
 
 namespace gpuLdu
@@ -42,21 +39,10 @@ private:
 
     //- [diag | upper | lower] as uploaded, then permuted into A_.val
     Vector<double> ldu_;
-    //- A^T's values (same pattern), gathered when a loop needs Tmul
-    Vector<double> valT_;
-
-    //- The format of A x and A^T x; the patterns converted so far; A's and A^T's values in
-    //  the format in use (A^T's gathered when a loop first needs them after an upload)
-    MatrixFormat format_ = MatrixFormat::csr;
-    //- The pattern's row lengths (what the automatic format choice looks at)
-    RowLengthStats rowLengths_;
-    std::map<MatrixFormat, std::unique_ptr<FormattedPattern<B>>> patterns_;
-    typename FormattedPattern<B>::Values formatted_;
-    typename FormattedPattern<B>::Values formattedT_;
-    bool hasMatrix_ = false;
+    //- A x and A^T x without interfaces, in the format in use
+    MatrixProducts<B> products_;
     //- Whether the values uploaded last are symmetric (no lower)
     bool symmetric_ = true;
-    bool formattedTValid_ = false;
 
     //- Seconds spent in the last setMatrix
     double setMatrixSeconds_ = 0;
@@ -88,42 +74,6 @@ private:
     int nIf() const
     {
         return int(ifCells_.size());
-    }
-
-    //- y = (A or A^T) x without interfaces, in the format in use; val: CSR values
-    void spmv(double* y, const double* x, const Vector<double>& val, const typename FormattedPattern<B>::Values& formatted)
-    {
-        if (format_ == MatrixFormat::csr)
-        {
-            forEach<B>(0, n(), detail::SpmvRow{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(val), x, y});
-        }
-        else
-        {
-            patterns_.at(format_)->spmv(formatted, x, y);
-        }
-    }
-
-    //- The pattern of a format, converted from CSR on first use
-    const FormattedPattern<B>& pattern(MatrixFormat format)
-    {
-        auto& p = patterns_[format];
-        if (!p)
-        {
-            // each row's terms in OpenFOAM's order: diagonal first, then by ascending column
-            Vector<int> termCol(A_.nnz());
-            Vector<int> termSrc(A_.nnz());
-            forEach<B>(0, n(), detail::DiagonalFirstTerms{ptr(A_.rowStart), ptr(A_.col), ptr(A_.diagPos), ptr(termCol), ptr(termSrc)});
-            try
-            {
-                p = std::make_unique<FormattedPattern<B>>(format, n(), A_.rowStart, termCol, termSrc);
-            }
-            catch (...)
-            {
-                patterns_.erase(format);
-                throw;
-            }
-        }
-        return *p;
     }
 
     //- f(xAtCells, yAtCells) on the host with x and y at the interface cells (no x: nullptr),
@@ -237,6 +187,7 @@ public:
         A_(addr),
         precon_(A_, addr),
         ldu_(addr.nCells + 2*addr.nFaces),
+        products_(A_),
         psi_(addr.nCells),
         source_(addr.nCells),
         rA_(addr.nCells),
@@ -244,7 +195,6 @@ public:
         work_(addr.nCells),
         sumA_(addr.nCells)
     {
-        rowLengths_ = gpuLdu::rowLengthStats<B>(n(), A_.rowStart);
         setParts({0, n()});
     }
 
@@ -305,14 +255,8 @@ public:
     void setMatrixFromLdu(bool symmetric)
     {
         A_.permute(ptr(ldu_), symmetric);
-        valT_.clear();
-        hasMatrix_ = true;
+        products_.valuesChanged();
         symmetric_ = symmetric;
-        if (format_ != MatrixFormat::csr)
-        {
-            pattern(format_).fill(ptr(A_.val), formatted_);
-        }
-        formattedTValid_ = false;
     }
 
     void setInterfaces(const std::vector<int>& cells) override
@@ -382,7 +326,7 @@ public:
     //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
     void amul(double* y, const double* x, const Coupling& coupling)
     {
-        spmv(y, x, A_.val, formatted_);
+        products_.amul(y, x);
         interfaceTerms(InterfaceTerms::product, y, x, coupling);
     }
 
@@ -415,53 +359,24 @@ public:
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
     void tmul(double* y, const double* x, const Coupling& coupling)
     {
-        if (int(valT_.size()) != A_.nnz())
-        {
-            // A^T has A's pattern: its values are one gather through the transpose index
-            valT_.resize(A_.nnz());
-            forEach<B>(0, A_.nnz(), detail::Gather<double>{ptr(A_.transpose), ptr(A_.val), ptr(valT_)});
-        }
-        if (format_ != MatrixFormat::csr && !formattedTValid_)
-        {
-            pattern(format_).fill(ptr(valT_), formattedT_);
-            formattedTValid_ = true;
-        }
-        spmv(y, x, valT_, formattedT_);
+        products_.tmul(y, x);
         interfaceTerms(InterfaceTerms::productT, y, x, coupling);
     }
 
     MatrixFormat setFormat(MatrixFormat format) override
     {
-        if (format == MatrixFormat::automatic)
-        {
-            format = chooseFormat(rowLengths_);
-        }
-        if (format != format_)
-        {
-            if (format != MatrixFormat::csr)
-            {
-                const FormattedPattern<B>& p = pattern(format);
-                if (hasMatrix_)
-                {
-                    p.fill(ptr(A_.val), formatted_);
-                }
-            }
-            format_ = format;
-            formattedTValid_ = false;
-            B::synchronize();
-        }
-        return format_;
+        return products_.setFormat(format);
     }
 
     RowLengthStats rowLengthStats() const override
     {
-        return rowLengths_;
+        return products_.rowLengthStats();
     }
 
     void multiply(const double* x, double* y) override
     {
         B::upload(work_(0), x, n());
-        spmv(work_(1), work_(0), A_.val, formatted_);
+        products_.amul(work_(1), work_(0));
         B::download(y, work_(1), n());
     }
 
@@ -474,7 +389,7 @@ public:
         for (int r = 0; r <= std::max(repeats, 1); ++r)
         {
             const auto start = std::chrono::steady_clock::now();
-            spmv(y, x, A_.val, formatted_);
+            products_.amul(y, x);
             // the first run warms up and is not counted
             if (r > 0)
             {
@@ -597,18 +512,7 @@ public:
 
             CoupledOperator A(*this, coupling);
             KrylovSystem<B> sys{n(), A, precon_, sums, work_, ptr(psi_), ptr(source_), ptr(rA_), ptr(wA_), normFactor};
-            switch (method)
-            {
-                case KrylovMethod::PCG:
-                    pcgLoop(sys, controls, result);
-                    break;
-                case KrylovMethod::PBiCG:
-                    pbicgLoop(sys, controls, result);
-                    break;
-                case KrylovMethod::PBiCGStab:
-                    pbicgStabLoop(sys, controls, result);
-                    break;
-            }
+            KrylovMethodRegistry::visit(method.id(), [&](auto entry) { decltype(entry)::loop(sys, controls, result); });
         }
         return result;
     }

@@ -9,80 +9,93 @@
 #define GPULDU_PBICGSTAB_HPP
 
 #include "krylov/KrylovSystem.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {
 
-template<class B>
-void pbicgStabLoop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
+namespace krylovMethods
 {
-    using S = detail::StabScalars;
-    const int n = sys.n;
-    double* pA = sys.work(0);
-    double* AyA = sys.work(1);
-    double* sA = sys.work(2);
-    double* zA = sys.work(3);
-    double* tA = sys.work(4);
-    double* rA0 = sys.work(5);
-    double* psi = sys.psi;
-    double* rA = sys.rA;
-    double* yA = sys.wA;
-    auto& sums = sys.scalars;
 
-    forEach<B>(0, n, detail::Copy{rA, rA0});
-    double omega = 1;
-    do
+//- OpenFOAM's PBiCGStab, registered for both kinds of matrix (krylov/KrylovMethodList.hpp)
+struct PBiCGStab
+{
+    static constexpr Variant variants[] = {{"PBiCGStab", Takes::both, nullptr}};
+    static constexpr bool openFOAMs = true;
+
+    template<class B>
+    static void loop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
     {
-        const S sc{sums.values(), S::rA0rA(r.nIterations)};
-        const bool first = (r.nIterations == 0);
-        // OpenFOAM tests rA0.rA first, then omega; both stop the loop as singular, before any
-        // update, so omega (known here) is tested first and rA0.rA after the half step
-        if (!first && detail::isSingular(std::abs(omega)))
+        using S = detail::StabScalars;
+        const int n = sys.n;
+        double* pA = sys.work(0);
+        double* AyA = sys.work(1);
+        double* sA = sys.work(2);
+        double* zA = sys.work(3);
+        double* tA = sys.work(4);
+        double* rA0 = sys.work(5);
+        double* psi = sys.psi;
+        double* rA = sys.rA;
+        double* yA = sys.wA;
+        auto& sums = sys.scalars;
+
+        forEach<B>(0, n, detail::Copy{rA, rA0});
+        double omega = 1;
+        do
         {
-            r.singular = true;
-            break;
-        }
+            const S sc{sums.values(), S::rA0rA(r.nIterations)};
+            const bool first = (r.nIterations == 0);
+            // OpenFOAM tests rA0.rA first, then omega; both stop the loop as singular, before any
+            // update, so omega (known here) is tested first and rA0.rA after the half step
+            if (!first && detail::isSingular(std::abs(omega)))
+            {
+                r.singular = true;
+                break;
+            }
 
-        // rA0rA = rA0.rA;  pA = rA + beta*(pA - omega*AyA) (nothing where rA0rA is singular)
-        sums.sumInto(detail::Dot{rA0, rA}, sc.now);
-        forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, sc, first});
+            // rA0rA = rA0.rA;  pA = rA + beta*(pA - omega*AyA) (nothing where rA0rA is singular)
+            sums.sumInto(detail::Dot{rA0, rA}, sc.now);
+            forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, sc, first});
 
-        // yA = M^-1 pA;  AyA = A yA;  alpha = rA0.rA/rA0.AyA
-        sys.M.apply(yA, pA);
-        sys.A.amul(AyA, yA);
-        sums.sumInto(detail::Dot{rA0, AyA}, S::rA0AyA);
+            // yA = M^-1 pA;  AyA = A yA;  alpha = rA0.rA/rA0.AyA
+            sys.M.apply(yA, pA);
+            sys.A.amul(AyA, yA);
+            sums.sumInto(detail::Dot{rA0, AyA}, S::rA0AyA);
 
-        // sA = rA - alpha*AyA, and the convergence test at the half step
-        sums.sumInto(detail::HalfStepResidual{rA, AyA, sA, sc}, sc.now + 1);
-        if (stepStops(sums, sc.now, 1.0, r, sys.normFactor))
-        {
-            break;
-        }
-        if (r.nIterations + (c.halfStepCountsItself ? 1 : 0) >= c.minIter
-         && (r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
-        {
-            forEach<B>(0, n, detail::AddScaled{yA, psi, sc});
-            ++r.nIterations;
-            return;
-        }
+            // sA = rA - alpha*AyA, and the convergence test at the half step
+            sums.sumInto(detail::HalfStepResidual{rA, AyA, sA, sc}, sc.now + 1);
+            if (stepStops(sums, sc.now, 1.0, r, sys.normFactor))
+            {
+                break;
+            }
+            if (r.nIterations + (c.halfStepCountsItself ? 1 : 0) >= c.minIter
+             && (r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
+            {
+                forEach<B>(0, n, detail::AddScaled{yA, psi, sc});
+                ++r.nIterations;
+                return;
+            }
 
-        // zA = M^-1 sA;  tA = A zA;  omega = tA.sA/tA.tA
-        sys.M.apply(zA, sA);
-        sys.A.amul(tA, zA);
-        sums.sumInto(detail::SumSqr{tA}, S::tAtA);
-        sums.sumInto(detail::Dot{tA, sA}, S::tAsA);
+            // zA = M^-1 sA;  tA = A zA;  omega = tA.sA/tA.tA
+            sys.M.apply(zA, sA);
+            sys.A.amul(tA, zA);
+            sums.sumInto(detail::SumSqr{tA}, S::tAtA);
+            sums.sumInto(detail::Dot{tA, sA}, S::tAsA);
 
-        // psi += alpha*yA + omega*zA;  rA = sA - omega*tA
-        sums.sumInto(detail::UpdateStab{yA, zA, sA, tA, psi, rA, sc}, S::residualSum);
-        double omegaAndResidual[3];
-        sums.fetch(S::tAtA, 3, omegaAndResidual);
-        omega = omegaAndResidual[1]/omegaAndResidual[0];
-        if (residualStops(r, omegaAndResidual[2], sys.normFactor))
-        {
-            break;
-        }
-    } while (continueIterating(r, c));
-}
+            // psi += alpha*yA + omega*zA;  rA = sA - omega*tA
+            sums.sumInto(detail::UpdateStab{yA, zA, sA, tA, psi, rA, sc}, S::residualSum);
+            double omegaAndResidual[3];
+            sums.fetch(S::tAtA, 3, omegaAndResidual);
+            omega = omegaAndResidual[1]/omegaAndResidual[0];
+            if (residualStops(r, omegaAndResidual[2], sys.normFactor))
+            {
+                break;
+            }
+        } while (continueIterating(r, c));
+    }
+};
+
+} // namespace krylovMethods
 
 } // namespace gpuLdu
 

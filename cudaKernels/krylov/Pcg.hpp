@@ -8,45 +8,58 @@
 #define GPULDU_PCG_HPP
 
 #include "krylov/KrylovSystem.hpp"
+#include "registry/Registry.hpp"
 
 namespace gpuLdu
 {
 
-template<class B>
-void pcgLoop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
+namespace krylovMethods
 {
-    using S = detail::CgScalars;
-    const int n = sys.n;
-    double* pA = sys.work(0);
-    double* psi = sys.psi;
-    double* rA = sys.rA;
-    double* wA = sys.wA;
-    auto& sums = sys.scalars;
 
-    do
+//- OpenFOAM's PCG, registered for symmetric matrices (krylov/KrylovMethodList.hpp)
+struct Pcg
+{
+    static constexpr Variant variants[] = {{"PCG", Takes::symmetric, nullptr}};
+    static constexpr bool openFOAMs = true;
+
+    template<class B>
+    static void loop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
     {
-        const S sc{sums.values(), S::wArA(r.nIterations), sys.normFactor};
+        using S = detail::CgScalars;
+        const int n = sys.n;
+        double* pA = sys.work(0);
+        double* psi = sys.psi;
+        double* rA = sys.rA;
+        double* wA = sys.wA;
+        auto& sums = sys.scalars;
 
-        // wA = M^-1 rA;  wArA = wA.rA
-        sys.M.apply(wA, rA);
-        sums.sumInto(detail::Dot{wA, rA}, sc.now);
-
-        // pA = wA + beta*pA
-        const bool first = (r.nIterations == 0);
-        forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, sc, first});
-
-        // wA = A pA;  wApA = wA.pA
-        sys.A.amul(wA, pA);
-        sums.sumInto(detail::Dot{wA, pA}, S::wApA);
-
-        // psi += alpha*pA;  rA -= alpha*wA (nothing where wApA is singular)
-        sums.sumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, sc}, S::residualSum);
-        if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
+        do
         {
-            break;
-        }
-    } while (continueIterating(r, c));
-}
+            const S sc{sums.values(), S::wArA(r.nIterations), sys.normFactor};
+
+            // wA = M^-1 rA;  wArA = wA.rA
+            sys.M.apply(wA, rA);
+            sums.sumInto(detail::Dot{wA, rA}, sc.now);
+
+            // pA = wA + beta*pA
+            const bool first = (r.nIterations == 0);
+            forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, sc, first});
+
+            // wA = A pA;  wApA = wA.pA
+            sys.A.amul(wA, pA);
+            sums.sumInto(detail::Dot{wA, pA}, S::wApA);
+
+            // psi += alpha*pA;  rA -= alpha*wA (nothing where wApA is singular)
+            sums.sumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, sc}, S::residualSum);
+            if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
+            {
+                break;
+            }
+        } while (continueIterating(r, c));
+    }
+};
+
+} // namespace krylovMethods
 
 } // namespace gpuLdu
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The storage formats of A for the products A x and A^T x: ELLPACK, blocked ELLPACK, HYB (ELL +
-// COO) and HEC (ELL + CSR), converted from a CSR pattern on the backend (Thrust sorts, scans and
-// reductions plus one pass per row), and an SpMV kernel for each (one thread per row).
+// The converted formats of A for the products A x and A^T x (matrix/FormatList.hpp: ELLPACK,
+// blocked ELLPACK, HYB (ELL + COO), HEC (ELL + CSR)): each format's file chooses its layout
+// (an EllShape, matrix/formats/FormatShape.hpp); here a CSR pattern is converted to any such
+// layout on the backend (one pass per row) and multiplied (one thread per row: the row's ELL
+// slots, then its tail).
 //
 // The input is a pattern in summation order: row i's terms are slots rowStart[i] .. rowStart[i+1]
 // with column termCol[p], and their values come from entry termSrc[p] of a value array. Every
@@ -12,37 +14,19 @@
 #ifndef GPULDU_SPARSEFORMATS_HPP
 #define GPULDU_SPARSEFORMATS_HPP
 
-#include "backend/Backend.hpp"
+#include "matrix/FormatList.hpp"
 
-#include <thrust/binary_search.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/count.h>
-#include <thrust/extrema.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <thrust/reduce.h>
 #include <thrust/scan.h>
-#include <thrust/sort.h>
 
-#include <algorithm>
-#include <limits>
 #include <string>
-#include <vector>
 
 namespace gpuLdu
 {
 
 namespace detail
 {
-
-struct RowLength
-{
-    const int* rowStart;
-
-    GPULDU_HD int operator()(int i) const
-    {
-        return rowStart[i + 1] - rowStart[i];
-    }
-};
 
 //- The length of row i beyond the first width terms (0 if none)
 struct TailLength
@@ -54,32 +38,6 @@ struct TailLength
     {
         const int beyond = rowStart[i + 1] - rowStart[i] - width;
         return beyond > 0 ? beyond : 0;
-    }
-};
-
-struct LongerThan
-{
-    double length;
-
-    GPULDU_HD bool operator()(int l) const
-    {
-        return l > length;
-    }
-};
-
-struct SliceOf
-{
-    GPULDU_HD int operator()(int i) const
-    {
-        return i/32;
-    }
-};
-
-struct Times32
-{
-    GPULDU_HD int operator()(int w) const
-    {
-        return 32*w;
     }
 };
 
@@ -261,63 +219,6 @@ struct DiagonalFirstTerms
 
 } // namespace detail
 
-//- The row-length statistics of a CSR pattern, computed on the backend.
-template<class B>
-RowLengthStats rowLengthStats(int nRows, const typename B::template Vector<int>& rowStart)
-{
-    RowLengthStats s;
-    s.nRows = nRows;
-    if (nRows == 0)
-    {
-        return s;
-    }
-    const auto len = thrust::make_transform_iterator(
-        thrust::counting_iterator<int>(0), detail::RowLength{ptr(rowStart)});
-    s.minLength = thrust::reduce(B::policy(), len, len + nRows, std::numeric_limits<int>::max(), thrust::minimum<int>());
-    s.maxLength = thrust::reduce(B::policy(), len, len + nRows, 0, thrust::maximum<int>());
-    int last = 0;
-    B::download(&last, ptr(rowStart) + nRows, 1);
-    s.nnz = last;
-    s.nLongRows = int(thrust::count_if(B::policy(), len, len + nRows, detail::LongerThan{1.5*s.meanLength()}));
-    return s;
-}
-
-//- ELL widths of HYB and HEC from the number of rows at least k long, atLeast[k], k = 0..max.
-struct SplitWidths
-{
-    //- Bell and Garland's: the largest K with at least a third of the rows K or more long
-    static int hyb(const std::vector<int>& atLeast)
-    {
-        const int nRows = atLeast.empty() ? 0 : atLeast[0];
-        int K = 0;
-        for (int k = 1; k < int(atLeast.size()); ++k)
-        {
-            if (3L*atLeast[k] >= nRows)
-            {
-                K = k;
-            }
-        }
-        return K;
-    }
-
-    //- HEC's: the largest K whose ELL part (nRows x K slots) is more than half non-zero
-    static int hec(const std::vector<int>& atLeast)
-    {
-        const long nRows = atLeast.empty() ? 0 : atLeast[0];
-        long stored = 0;
-        int K = 0;
-        for (int k = 1; k < int(atLeast.size()); ++k)
-        {
-            stored += atLeast[k];
-            if (2*stored > nRows*k)
-            {
-                K = k;
-            }
-        }
-        return K;
-    }
-};
-
 //- A pattern converted to one format (not csr: the CSR products use CsrMatrix directly).
 template<class B>
 class FormattedPattern
@@ -333,16 +234,18 @@ public:
         Vector<double> tail;
     };
 
-    MatrixFormat format = MatrixFormat::ell;
+    MatrixFormat format;
     int nRows = 0;
-    //- ell, hyb, hec: the ELL width
+    //- The ELL width of every row (without slices)
     int width = 0;
-    //- blockedEll: where slice s (rows 32s .. 32s+31) starts; its width is the difference / 32
+    //- With slices (blockedEll): where slice s (rows 32s .. 32s+31) starts; its width is the
+    //  difference / 32
     Vector<int> sliceStart;
     //- Column (-1: padding) and value source of each ELL slot
     Vector<int> ellCol;
     Vector<int> ellSrc;
-    //- hec: CSR offsets of the tail; hyb: the row of each tail entry (ascending)
+    //- The tail: in CSR (hec), its offsets per row; in COO (hyb), the row of each entry
+    //  (ascending)
     Vector<int> tailStart;
     Vector<int> tailRow;
     Vector<int> tailCol;
@@ -354,7 +257,8 @@ public:
         return long(ellCol.size()) + long(tailCol.size());
     }
 
-    //- Converts the pattern (rowStart, termCol, termSrc) of nRows rows, in summation order.
+    //- Converts the pattern (rowStart, termCol, termSrc) of nRows rows, in summation order, to
+    //  the layout the format chooses for it (Error for a format not converted: csr, auto)
     FormattedPattern(
         MatrixFormat f,
         int n,
@@ -366,37 +270,21 @@ public:
         format(f),
         nRows(n)
     {
-        const RowLengthStats stats = rowLengthStats<B>(n, rowStart);
-        switch (f)
-        {
-            case MatrixFormat::ell:
-                width = stats.maxLength;
-                checkPadding(stats, long(width)*n);
-                break;
-            case MatrixFormat::blockedEll:
-                buildSlices(rowStart);
-                break;
-            case MatrixFormat::hyb:
-                width = SplitWidths::hyb(rowsAtLeast(rowStart, stats.maxLength));
-                break;
-            case MatrixFormat::hec:
-                width = SplitWidths::hec(rowsAtLeast(rowStart, stats.maxLength));
-                break;
-            default:
-                throw Error("gpuLdu: FormattedPattern of format " + formatName(f));
-        }
-        const long nEll = sliceStart.empty() ? long(width)*n : long(back(sliceStart));
+        EllShape<B> shape = shapeOf(f, PatternRows<B>{n, rowStart, rowLengthStats<B>(n, rowStart)});
+        width = shape.width;
+        sliceStart.swap(shape.sliceStart);
+        const long nEll = sliceStart.empty() ? long(width)*n : long(lastOf<B>(sliceStart));
         ellCol.assign(nEll, -1);
         ellSrc.assign(nEll, -1);
-        if (f == MatrixFormat::hyb || f == MatrixFormat::hec)
+        if (shape.tail != EllTail::none)
         {
-            buildTail(rowStart, f == MatrixFormat::hyb);
+            buildTail(rowStart, shape.tail == EllTail::coo);
         }
         forEach<B>(0, n, detail::FillRow{
             ptr(rowStart), ptr(termCol), ptr(termSrc), n, width, ptrOrNull(sliceStart),
             ptr(ellCol), ptr(ellSrc), ptrOrNull(tailStart), ptrOrNull(tailRow),
             ptrOrNull(tailCol), ptrOrNull(tailSrc)});
-        if (f == MatrixFormat::hyb)
+        if (shape.tail == EllTail::coo)
         {
             // COO: the row of each entry replaces the offsets
             tailStart.clear();
@@ -435,60 +323,25 @@ private:
         return v.empty() ? nullptr : ptr(v);
     }
 
-    static int back(const Vector<int>& v)
+    //- The layout format f's entry chooses for these rows
+    static EllShape<B> shapeOf(MatrixFormat f, const PatternRows<B>& rows)
     {
-        int last = 0;
-        B::download(&last, ptr(v) + v.size() - 1, 1);
-        return last;
-    }
-
-    //- Refuse an ELL whose padding would dwarf the matrix (one long row, say)
-    void checkPadding(const RowLengthStats& stats, long nSlots) const
-    {
-        if (nSlots > 8*stats.nnz + 1024)
+        EllShape<B> shape;
+        bool converted = false;
+        FormatRegistry::visit(f.id(), [&](auto entry)
         {
-            throw Error(
-                "matrixFormat " + formatName(format) + " would store " + std::to_string(nSlots)
-              + " slots for " + std::to_string(stats.nnz) + " non-zeros (rows " + std::to_string(stats.minLength)
-              + " to " + std::to_string(stats.maxLength) + " long): use hyb, hec or csr for this matrix"
-            );
-        }
-    }
-
-    //- atLeast[k] = number of rows at least k long, k = 0..maxLength (sorted lengths, then a
-    //  vectorised binary search), copied to the host
-    std::vector<int> rowsAtLeast(const Vector<int>& rowStart, int maxLength) const
-    {
-        Vector<int> len(nRows);
-        thrust::transform(B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nRows),
-                          len.begin(), detail::RowLength{ptr(rowStart)});
-        thrust::sort(B::policy(), len.begin(), len.end());
-        Vector<int> shorter(maxLength + 1);
-        thrust::lower_bound(B::policy(), len.begin(), len.end(),
-                            thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(maxLength + 1),
-                            shorter.begin());
-        std::vector<int> atLeast(maxLength + 1);
-        B::download(atLeast.data(), ptr(shorter), atLeast.size());
-        for (int& a : atLeast)
+            using Entry = decltype(entry);
+            if constexpr (Entry::storage == FormatStorage::converted)
+            {
+                shape = Entry::template shape<B>(rows);
+                converted = true;
+            }
+        });
+        if (!converted)
         {
-            a = nRows - a;
+            throw Error("gpuLdu: FormattedPattern of format " + formatName(f));
         }
-        return atLeast;
-    }
-
-    //- Slice widths: the longest row of each 32 (a keyed max-reduction), offsets by a scan
-    void buildSlices(const Vector<int>& rowStart)
-    {
-        const int nSlices = (nRows + 31)/32;
-        Vector<int> sliceIds(nSlices);
-        Vector<int> sliceWidth(nSlices);
-        const auto slice = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), detail::SliceOf());
-        const auto len = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), detail::RowLength{ptr(rowStart)});
-        thrust::reduce_by_key(B::policy(), slice, slice + nRows, len, sliceIds.begin(), sliceWidth.begin(),
-                              thrust::equal_to<int>(), thrust::maximum<int>());
-        sliceStart.assign(nSlices + 1, 0);
-        const auto slots = thrust::make_transform_iterator(sliceWidth.begin(), detail::Times32());
-        thrust::inclusive_scan(B::policy(), slots, slots + nSlices, sliceStart.begin() + 1);
+        return shape;
     }
 
     //- Tail offsets: a scan of the lengths beyond the ELL width
@@ -498,7 +351,7 @@ private:
         const auto beyond = thrust::make_transform_iterator(
             thrust::counting_iterator<int>(0), detail::TailLength{ptr(rowStart), width});
         thrust::inclusive_scan(B::policy(), beyond, beyond + nRows, tailStart.begin() + 1);
-        const int nTail = back(tailStart);
+        const int nTail = lastOf<B>(tailStart);
         tailCol.resize(nTail);
         tailSrc.resize(nTail);
         if (coo)

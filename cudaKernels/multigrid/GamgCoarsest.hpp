@@ -172,7 +172,7 @@ public:
         SolverControls controls;
         controls.tolerance = gamgControls.tolerance;
         controls.relTol = gamgControls.relTol;
-        const KrylovMethod method = symmetric ? KrylovMethod::PCG : KrylovMethod::PBiCGStab;
+        const KrylovMethod method = KrylovMethod::named(symmetric ? "PCG" : "PBiCGStab");
         const Preconditioner preconditioner = Preconditioner::named(symmetric ? "DIC" : "DILU");
         if (direct_)
         {

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The registry of a kind of choice with behaviour (the preconditioners: precond/
-// PreconditionerList.hpp; the GAMG smoothers: multigrid/SmootherList.hpp), generated from one
-// type list. Each entry of the list is a class that carries, in its own file:
+// The registry of a kind of choice with behaviour, generated from one type list: the
+// preconditioners (precond/PreconditionerList.hpp), the GAMG smoothers (multigrid/
+// SmootherList.hpp), the Krylov methods (krylov/KrylovMethodList.hpp), the matrix formats
+// (matrix/FormatList.hpp), the LDL^T orderings (direct/OrderingList.hpp). Each entry of a list
+// is a class that carries, in its own file:
 //   static constexpr Variant variants[]   its keywords: each one choice, with the matrices
 //                                         OpenFOAM's run-time tables take it on and an alias
 //                                         of the same arithmetic (FDIC for DIC)
-//   static constexpr bool openFOAMs       whether OpenFOAM has it (checkNative, exactness)
-//   template<class B> using Type = ...    its implementation on a backend B
-// and whatever else its kind asks of it. A choice (gpuLdu::Preconditioner, GamgSmoother) is an
-// index into the list's variants, entries in list order; every name table, listing and trait
-// query of the kind is made here from the list, and Registry::visit takes a choice to its
-// entry (a host-side switch, once per set-up, apply or sweep: nothing virtual in a kernel).
+//   static constexpr bool openFOAMs       whether OpenFOAM has it (checkNative, exactness);
+//                                         an entry without it is not OpenFOAM's
+// and whatever its kind asks of it (its implementation on a backend, its loop, its storage, its
+// permutation: the list's header says what). A choice (gpuLdu::Preconditioner, KrylovMethod,
+// ...: a RegisteredChoice) is an index into the list's variants, entries in list order; every
+// name table, listing and trait query of the kind is made here from the list, and
+// Registry::visit takes a choice to its entry (a host-side switch, once per set-up, apply,
+// sweep or solve: nothing virtual in a kernel).
 
 #ifndef GPULDU_REGISTRY_HPP
 #define GPULDU_REGISTRY_HPP
@@ -48,6 +52,26 @@ template<class... Entries>
 struct TypeList
 {};
 
+//- How a registry lists its keywords (names, and the "valid ... are :" of an unknown one)
+enum class Listing
+{
+    //- As OpenFOAM lists a run-time table (sortedToc: OpenFOAM's own in byte order), then the
+    //  plugin's own in list order: preconditioners, smoothers
+    openFOAMsSortedFirst,
+    //- In list order: the kinds OpenFOAM has no table of (formats, orderings) and the Krylov
+    //  methods, listed as OpenFOAM's documentation lists them (PCG PBiCG PBiCGStab)
+    inListOrder
+};
+
+//- Entry::openFOAMs where the entry says it, else false
+template<class Entry, class = void>
+struct OpenFOAMsOf : std::false_type
+{};
+
+template<class Entry>
+struct OpenFOAMsOf<Entry, std::void_t<decltype(Entry::openFOAMs)>> : std::bool_constant<Entry::openFOAMs>
+{};
+
 //- Whether a and b hold the same characters (a static_assert on an entry's keyword)
 constexpr bool sameKeyword(const char* a, const char* b)
 {
@@ -60,11 +84,11 @@ struct FirstOf
     using type = First;
 };
 
-template<class List>
+template<class List, Listing listing = Listing::openFOAMsSortedFirst>
 class Registry;
 
-template<class... Entries>
-class Registry<TypeList<Entries...>>
+template<class... Entries, Listing listing>
+class Registry<TypeList<Entries...>, listing>
 {
 public:
     //- The first entry: its first variant is the choices' default (id 0)
@@ -101,6 +125,21 @@ public:
         return found;
     }
 
+    //- The choice of Entry's first keyword
+    template<class Entry>
+    static int idOf()
+    {
+        const std::vector<Choice>& all = choices();
+        for (std::size_t id = 0; id < all.size(); ++id)
+        {
+            if (all[id].entry == indexOf<Entry>())
+            {
+                return int(id);
+            }
+        }
+        return -1;
+    }
+
     //- Whether choice id is one of Entry's
     template<class Entry>
     static bool is(int id)
@@ -127,8 +166,9 @@ public:
         return choices()[id].variant->name;
     }
 
-    //- The keywords of the choices that pass keep(const Variant&), as OpenFOAM lists a
-    //  table (sortedToc: OpenFOAM's own in byte order), then the plugin's own in list order
+    //- The keywords of the choices that pass keep(const Variant&), listed as `listing` says
+    //  (openFOAMsSortedFirst: OpenFOAM's own in byte order, then the plugin's own in list
+    //  order; inListOrder: all in list order)
     template<class Keep>
     static std::vector<std::string> names(const Keep& keep)
     {
@@ -138,7 +178,8 @@ public:
         {
             if (keep(*c.variant))
             {
-                std::vector<std::string>& to = c.openFOAMs ? openFOAMs : own;
+                const bool sortedPart = listing == Listing::openFOAMsSortedFirst && c.openFOAMs;
+                std::vector<std::string>& to = sortedPart ? openFOAMs : own;
                 to.push_back(c.variant->name);
                 if (c.variant->alias)
                 {
@@ -179,7 +220,7 @@ private:
     {
         for (const Variant& v : Entry::variants)
         {
-            c.push_back(Choice{entry, &v, Entry::openFOAMs});
+            c.push_back(Choice{entry, &v, OpenFOAMsOf<Entry>::value});
         }
     }
 };

@@ -71,7 +71,7 @@ KrylovChoice chooseKrylov(const Options& o, const LduMatrixData& m)
 {
     const bool symmetric = m.symmetric();
     const KrylovMethod method =
-        o.solver.value_or(symmetric ? KrylovMethod::PCG : KrylovMethod::PBiCGStab);
+        o.solver.value_or(KrylovMethod::named(symmetric ? "PCG" : "PBiCGStab"));
     const std::string solverName = methodName(method);
     const std::string preconditionerName = o.preconditioner.value_or(symmetric ? "DIC" : "DILU");
     const std::string matrixKind = symmetric ? "symmetric" : "asymmetric";

@@ -30,23 +30,23 @@ std::string alternatives(const std::vector<std::string>& keywords)
 
 std::string usage()
 {
-    // The preconditioners' keywords from the core's registry
+    // Every keyword list from the core's registries
     return std::string(
 R"(Usage: gpuLduSolve <matrix.mtx[.gz]> [options]
-  -executor cpu|gpu        where to run (default gpu if a GPU is usable, else cpu)
-  -format csr|ell|blockedEll|hyb|hec|auto
+  -executor )") + alternatives(gpuLdu::executorNames()) + R"(        where to run (default gpu if a GPU is usable, else cpu)
+  -format )" + alternatives(gpuLdu::formatNames()) + R"(
                            storage of A for A x (default auto)
   -spmv                    also time A x (median of -repeat runs) and check it on the host
   -repeat N                runs of the A x timing (default 20)
-  -solver PCG|PBiCG|PBiCGStab|LDLT
+  -solver )" + alternatives(gpuLdu::methodNames()) + R"(|LDLT
                            default PCG for a symmetric matrix, else PBiCGStab; LDLT: the
                            sparse direct solver (symmetric matrices), refined to -tolerance
                            (default 1e-12, on ||b - A x||_2/||b||_2) in at most -maxIter steps
                            (default 10)
-  -ordering auto|AMD|METIS|natural
+  -ordering auto|)" + alternatives(gpuLdu::orderingNames()) + R"(
                            LDLT's fill-reducing ordering (default auto: AMD below 5000 rows,
                            else METIS)
-  -preconditioner )") + alternatives(gpuLdu::preconditionerNames()) + R"(
+  -preconditioner )" + alternatives(gpuLdu::preconditionerNames()) + R"(
                            default DIC for a symmetric matrix, else DILU
   -tolerance T             absolute tolerance (default 1e-8)
   -relTol R                relative tolerance (default 0)
@@ -119,7 +119,7 @@ std::optional<LdltOrdering> orderingOption(const std::string& name)
         valid.insert(valid.begin(), "auto");
         throw Error("Unknown ordering " + name + "; valid orderings are : " + joined(valid));
     }
-    return orderingFromName(core);
+    return LdltOrdering::named(core);
 }
 
 //- -preconditioner's word, one of the core's names (which of them the matrix takes is checked
@@ -148,7 +148,7 @@ bool setOption(Options& o, const std::string& arg, Value value)
     }
     else if (arg == "-format")
     {
-        o.format = formatFromName(value());
+        o.format = MatrixFormat::named(value());
     }
     else if (arg == "-spmv")
     {
@@ -164,7 +164,7 @@ bool setOption(Options& o, const std::string& arg, Value value)
         o.ldlt = name == "LDLT";
         if (!o.ldlt)
         {
-            o.solver = methodFromName(name);
+            o.solver = KrylovMethod::named(name);
         }
     }
     else if (arg == "-ordering")

@@ -23,7 +23,7 @@ struct Options
     std::string file;
     bool help = false;
     std::optional<Executor> executor;
-    MatrixFormat format = MatrixFormat::automatic;
+    MatrixFormat format = MatrixFormat::named("auto");
     bool spmv = false;
     int repeat = 20;
     std::optional<KrylovMethod> solver;

@@ -117,7 +117,7 @@ int main(int argc, char** argv)
             std::vector<double> psi(rows, 0.0);
             const auto start = std::chrono::steady_clock::now();
             sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-            ours = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
+            ours = sys.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
             oursSeconds = seconds(start);
         }
 

@@ -165,9 +165,9 @@ void benchmark(const std::string& name, const LduProblem& p, double bandwidth)
                     100*bytes/(ms*1e-3)/1e12/bandwidth);
     };
 
-    sys.setFormat(MatrixFormat::csr);
+    sys.setFormat(MatrixFormat::named("csr"));
     row("csr (one thread/row)", A.nnz(), 0, 0, sys.timeMultiply(50));
-    for (MatrixFormat f : {MatrixFormat::ell, MatrixFormat::blockedEll, MatrixFormat::hyb, MatrixFormat::hec})
+    for (MatrixFormat f : {MatrixFormat::named("ell"), MatrixFormat::named("blockedEll"), MatrixFormat::named("hyb"), MatrixFormat::named("hec")})
     {
         // the conversion as setFormat does it: summation order, pattern, values
         Gpu::Vector<int> termCol(A.nnz());

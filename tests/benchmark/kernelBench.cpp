@@ -147,7 +147,7 @@ void laplacian(int n, double bandwidth)
     SolverControls c;
     c.tolerance = 1e-6;
     c.maxIter = 2000;
-    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
+    const SolveResult r = sys.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
     std::printf("%-44s %10.4f ms per iteration (%d iterations, %.1f ms solve)\n", "PCG+DIC solve to 1e-6",
                 1e3*r.iterateSeconds/std::max(1, r.nIterations), r.nIterations,
                 1e3*(r.uploadSeconds + r.setupSeconds + r.iterateSeconds));
@@ -159,7 +159,7 @@ void laplacian(int n, double bandwidth)
         c.maxIter = iterations;
         return medianMs(5, [&]() {
             std::fill(psi.begin(), psi.end(), 0.0);
-            sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling()); });
+            sys.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling()); });
     };
     const int steady = 100;
     std::printf("%-44s %10.4f ms per iteration (solves of %d and %d iterations)\n", "PCG+DIC iteration, steady",
@@ -196,7 +196,7 @@ void diluVersusIlu0(const std::string& dataDir)
             SolveResult r;
             ms[k] = medianMs(3, [&]() {
                 std::vector<double> psi(p.nCells, 0.0);
-                r = sys.solve(KrylovMethod::PBiCGStab, psi.data(), b.data(), c, type, Coupling()); });
+                r = sys.solve(KrylovMethod::named("PBiCGStab"), psi.data(), b.data(), c, type, Coupling()); });
             its[k++] = r.nIterations;
         }
         std::printf("%-34s %8d %10d %10.3f %10d %10.3f\n", name.c_str(), p.nCells, its[0], ms[0], its[1], ms[1]);

@@ -328,7 +328,7 @@ TEST(LdltSymbolicTest, StructureIsTheDenseElimination)
         for (bool lower : {true, false})
         {
             const Pattern p = fromEntries(c.n, c.entries, lower);
-            for (LdltOrdering o : {LdltOrdering::natural, LdltOrdering::amd, LdltOrdering::metis})
+            for (LdltOrdering o : {LdltOrdering::named("natural"), LdltOrdering::named("AMD"), LdltOrdering::named("METIS")})
             {
                 SCOPED_TRACE(orderingName(o) + (lower ? ", lower triangle" : ", both triangles") + ", n "
                              + std::to_string(c.n));
@@ -348,14 +348,14 @@ TEST(LdltSymbolicTest, StructureIsTheDenseElimination)
 TEST(LdltSymbolicTest, OrderingsReduceFill)
 {
     const Pattern p = fromEntries(12*12*12, gridFaces(12, 12, 12), true);
-    const long natural = analyseLdlt(p.view(), LdltOrdering::natural).nnzL;
-    const long amd = analyseLdlt(p.view(), LdltOrdering::amd).nnzL;
-    const long metis = analyseLdlt(p.view(), LdltOrdering::metis).nnzL;
+    const long natural = analyseLdlt(p.view(), LdltOrdering::named("natural")).nnzL;
+    const long amd = analyseLdlt(p.view(), LdltOrdering::named("AMD")).nnzL;
+    const long metis = analyseLdlt(p.view(), LdltOrdering::named("METIS")).nnzL;
     EXPECT_LT(amd, natural*7/10);
     EXPECT_LT(metis, natural*7/10);
     // and the relaxation groups the supernodes into fewer, larger ones
-    const int exact = analyseLdlt(p.view(), LdltOrdering::metis, false).nSupernodes();
-    const int relaxed = analyseLdlt(p.view(), LdltOrdering::metis).nSupernodes();
+    const int exact = analyseLdlt(p.view(), LdltOrdering::named("METIS"), false).nSupernodes();
+    const int relaxed = analyseLdlt(p.view(), LdltOrdering::named("METIS")).nSupernodes();
     EXPECT_LT(relaxed, exact*4/5);
 }
 
@@ -364,12 +364,12 @@ TEST(LdltSymbolicTest, RejectsMalformedPatterns)
 {
     Pattern p = fromEntries(5, {{0, 1}, {2, 3}}, true);
     p.rows[1] = 5;
-    EXPECT_THROW(analyseLdlt(p.view(), LdltOrdering::amd), Error);
+    EXPECT_THROW(analyseLdlt(p.view(), LdltOrdering::named("AMD")), Error);
     p.rows[1] = -1;
-    EXPECT_THROW(analyseLdlt(p.view(), LdltOrdering::natural), Error);
+    EXPECT_THROW(analyseLdlt(p.view(), LdltOrdering::named("natural")), Error);
     Pattern q = fromEntries(5, {{0, 1}, {2, 3}}, true);
     std::swap(q.colStart[2], q.colStart[3]);
-    EXPECT_THROW(analyseLdlt(q.view(), LdltOrdering::metis), Error);
+    EXPECT_THROW(analyseLdlt(q.view(), LdltOrdering::named("METIS")), Error);
 }
 
 //- The lower triangle of an LDU pattern by columns, by hand: 4 cells, faces (0,1) (0,3) (1,2)

@@ -218,7 +218,7 @@ double relativeResidual(const LowerOf<T>& a, const std::vector<T>& x, const std:
 TYPED_TEST(LdltTest, FactorIsTheDenseFactor)
 {
     const Lower a = fromProblem(poisson3D(6, 5, 4, 7, -1));
-    for (LdltOrdering o : {LdltOrdering::natural, LdltOrdering::amd, LdltOrdering::metis})
+    for (LdltOrdering o : {LdltOrdering::named("natural"), LdltOrdering::named("AMD"), LdltOrdering::named("METIS")})
     {
         LdltSolverImpl<TypeParam> solver(a.pattern(), o);
         const LdltFactorStats stats = solver.factor(a.values.data());
@@ -277,12 +277,12 @@ TYPED_TEST(LdltTest, FactorIsTheDenseFactor)
 TYPED_TEST(LdltTest, SolvesToTolerance)
 {
     struct Case { std::string name; Lower a; std::vector<LdltOrdering> orderings; };
-    const std::vector<LdltOrdering> all{LdltOrdering::natural, LdltOrdering::amd, LdltOrdering::metis};
+    const std::vector<LdltOrdering> all{LdltOrdering::named("natural"), LdltOrdering::named("AMD"), LdltOrdering::named("METIS")};
     const std::vector<Case> cases{
         {"poisson3D", fromProblem(poisson3D(10, 9, 8, 11, -1)), all},
         {"nos4", fromFile("nos4.mtx.gz"), all},
-        {"bcsstk13", fromFile("bcsstk13.mtx.gz"), {LdltOrdering::amd, LdltOrdering::metis}},
-        {"saddle point", saddlePoint(8, 10), {LdltOrdering::amd, LdltOrdering::metis}},
+        {"bcsstk13", fromFile("bcsstk13.mtx.gz"), {LdltOrdering::named("AMD"), LdltOrdering::named("METIS")}},
+        {"saddle point", saddlePoint(8, 10), {LdltOrdering::named("AMD"), LdltOrdering::named("METIS")}},
     };
     for (const Case& c : cases)
     {
@@ -310,7 +310,7 @@ TYPED_TEST(LdltTest, SolvesToTolerance)
 TYPED_TEST(LdltTest, StaticPivotingIsCountedAndRefined)
 {
     Lower a = fromLdu<double>(3, {0, 1}, {1, 2}, {1.0, 1.0 + 1e-14, 4.0}, {1.0, 1.0});
-    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::natural);
+    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::named("natural"));
     const LdltFactorStats stats = solver.factor(a.values.data());
     EXPECT_EQ(stats.nStaticPivots, 1);
     EXPECT_GT(stats.pivotFloor, 1e-14);
@@ -331,8 +331,8 @@ TYPED_TEST(LdltTest, FactorAndSolveAreTheCpus)
     {
         SCOPED_TRACE(name);
         const Lower a = fromFile(name);
-        LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::metis);
-        LdltSolverImpl<CpuBackend> reference(a.pattern(), LdltOrdering::metis);
+        LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::named("METIS"));
+        LdltSolverImpl<CpuBackend> reference(a.pattern(), LdltOrdering::named("METIS"));
         solver.factor(a.values.data());
         reference.factor(a.values.data());
         const std::vector<double> mine = solver.denseFactor(), theirs = reference.denseFactor();
@@ -502,9 +502,9 @@ TYPED_TEST(LdltTest, RejectsBadInput)
     Lower a = fromProblem(poisson3D(3, 3, 1, 5, -1));
     Lower upper = a;
     upper.rows[upper.colStart[1] + 1] = 0;   // row 0 in column 1: above the diagonal
-    EXPECT_THROW(LdltSolverImpl<TypeParam>(upper.pattern(), LdltOrdering::amd), Error);
+    EXPECT_THROW(LdltSolverImpl<TypeParam>(upper.pattern(), LdltOrdering::named("AMD")), Error);
 
-    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::amd);
+    LdltSolverImpl<TypeParam> solver(a.pattern(), LdltOrdering::named("AMD"));
     std::vector<double> b(a.n, 1.0), x(a.n);
     EXPECT_THROW(solver.solve(b.data(), x.data(), 1e-12, 1), Error);
     std::vector<double> v = a.values;
@@ -515,7 +515,7 @@ TYPED_TEST(LdltTest, RejectsBadInput)
     // singular [[1, 1], [1, 1]] with b = (1, 0), no solution: the zero pivot replaced and
     // counted, the refinement does not reach the tolerance, and says so
     const Lower singular = fromLdu<double>(2, {0}, {1}, {1.0, 1.0}, {1.0});
-    LdltSolverImpl<TypeParam> s2(singular.pattern(), LdltOrdering::natural);
+    LdltSolverImpl<TypeParam> s2(singular.pattern(), LdltOrdering::named("natural"));
     EXPECT_EQ(s2.factor(singular.values.data()).nStaticPivots, 1);
     const std::vector<double> b2{1.0, 0.0};
     std::vector<double> x2(2);
@@ -527,7 +527,7 @@ TYPED_TEST(LdltTest, RejectsBadInput)
     // it needs, how much there is and what to do (the METIS ordering only where it is not the
     // one in use)
     const Lower big = fromProblem(poisson3D(10, 9, 8, 11, -1));
-    for (const LdltOrdering ordering : {LdltOrdering::metis, LdltOrdering::amd})
+    for (const LdltOrdering ordering : {LdltOrdering::named("METIS"), LdltOrdering::named("AMD")})
     {
         const double needed = LdltSolverImpl<TypeParam>(big.pattern(), ordering).analysis().deviceBytes;
         ASSERT_GT(needed, 0);
@@ -541,7 +541,7 @@ TYPED_TEST(LdltTest, RejectsBadInput)
             const std::string what = e.what();
             EXPECT_NE(what.find("needs"), std::string::npos) << what;
             EXPECT_NE(what.find("MiB of L"), std::string::npos) << what;
-            EXPECT_EQ(what.find("try the METIS ordering") != std::string::npos, ordering != LdltOrdering::metis)
+            EXPECT_EQ(what.find("try the METIS ordering") != std::string::npos, ordering != LdltOrdering::named("METIS"))
                 << what;
             EXPECT_NE(what.find("an iterative solver"), std::string::npos) << what;
         }
@@ -559,13 +559,13 @@ TYPED_TEST(LdltTest, CopiedAnalysisFactorsAsAFreshOne)
     {
         other.values[a.colStart[j]] += 0.5 + 0.01*(j%7);   // diagonal entries: still SPD
     }
-    LdltSolverImpl<TypeParam> first(a.pattern(), LdltOrdering::metis);
+    LdltSolverImpl<TypeParam> first(a.pattern(), LdltOrdering::named("METIS"));
     first.factor(a.values.data());
     const std::vector<double> before = first.denseFactor();
     const std::unique_ptr<LdltSolver> copy = first.withSameAnalysis();
     EXPECT_EQ(copy->analysis().nnzL, first.analysis().nnzL);
     copy->factor(other.values.data());
-    LdltSolverImpl<TypeParam> fresh(other.pattern(), LdltOrdering::metis);
+    LdltSolverImpl<TypeParam> fresh(other.pattern(), LdltOrdering::named("METIS"));
     fresh.factor(other.values.data());
     EXPECT_EQ(dynamic_cast<LdltSolverImpl<TypeParam>&>(*copy).denseFactor(), fresh.denseFactor());
     EXPECT_EQ(first.denseFactor(), before);
@@ -598,7 +598,7 @@ TYPED_TEST(LdltTest, ComplexSymmetricSolvesToTolerance)
     ASSERT_EQ(cases[1].a.n, 705);
     for (const Case& c : cases)
     {
-        for (LdltOrdering o : {LdltOrdering::amd, LdltOrdering::metis})
+        for (LdltOrdering o : {LdltOrdering::named("AMD"), LdltOrdering::named("METIS")})
         {
             SCOPED_TRACE(c.name + ", " + orderingName(o));
             LdltSolverImpl<TypeParam, Complex> solver(c.a.pattern(), o);
@@ -609,7 +609,7 @@ TYPED_TEST(LdltTest, ComplexSymmetricSolvesToTolerance)
             EXPECT_TRUE(r.converged);
             EXPECT_LE(r.finalResidual, 1e-12);
             EXPECT_NEAR(relativeResidual(c.a, x, b), r.finalResidual, 1e-13);
-            if (c.name == "shifted Laplacian" && o == LdltOrdering::metis)
+            if (c.name == "shifted Laplacian" && o == LdltOrdering::named("METIS"))
             {
                 const SymbolicLdlt& s = solver.symbolic();
                 int largest = 0, longest = 0;
@@ -638,7 +638,7 @@ TYPED_TEST(LdltTest, ComplexSymmetricSolvesToTolerance)
 
     // the whole dwg961a: empty rows, singular
     const ComplexLower whole = fromComplexFile("dwg961a.mtx.gz");
-    LdltSolverImpl<TypeParam, Complex> singular(whole.pattern(), LdltOrdering::amd);
+    LdltSolverImpl<TypeParam, Complex> singular(whole.pattern(), LdltOrdering::named("AMD"));
     try
     {
         singular.factor(whole.values.data());
@@ -651,7 +651,7 @@ TYPED_TEST(LdltTest, ComplexSymmetricSolvesToTolerance)
 
     // [[1, 1], [1, 1 + 1e-14 i]]: the second pivot 1e-14 i - 0 ... replaced by floor i
     const ComplexLower tiny = fromLdu<C>(2, {0}, {1}, {C(1, 0), C(1, 1e-14)}, {C(1, 0)});
-    LdltSolverImpl<TypeParam, Complex> pivoted(tiny.pattern(), LdltOrdering::natural);
+    LdltSolverImpl<TypeParam, Complex> pivoted(tiny.pattern(), LdltOrdering::named("natural"));
     const LdltFactorStats stats = pivoted.factor(tiny.values.data());
     EXPECT_EQ(stats.nStaticPivots, 1);
     const std::vector<Complex> f = pivoted.denseFactor();

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The registries (system/Registry.hpp): every preconditioner and smoother keyword, listing and
-// the checkNative trait come from the type lists (precond/PreconditionerList.hpp,
-// multigrid/SmootherList.hpp); the listings are OpenFOAM's run-time tables'; the keyword tables
-// of the name-only choices (executor, format, method, ordering) in system/keywords.cpp.
+// The registries (registry/Registry.hpp): every preconditioner, smoother, Krylov method, matrix
+// format and LDL^T ordering keyword, listing and trait comes from its type list
+// (precond/PreconditionerList.hpp, multigrid/SmootherList.hpp, krylov/KrylovMethodList.hpp,
+// matrix/FormatList.hpp, direct/OrderingList.hpp); the preconditioners' and smoothers' listings
+// are OpenFOAM's run-time tables', the others' in list order. Where an entry carries behaviour
+// (a loop, a storage), every entry of the list is run on both backends.
 
+#include "testSupport.hpp"
+
+#include "direct/OrderingList.hpp"
+#include "krylov/LduSystemImpl.hpp"
+#include "matrix/FormatList.hpp"
 #include "multigrid/SmootherList.hpp"
 #include "precond/PreconditionerList.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -52,7 +60,14 @@ struct NativeEntry
     static constexpr bool openFOAMs = true;
 };
 
+//- An entry that does not say whether it is OpenFOAM's (a format, an ordering): it is not
+struct PlainEntry
+{
+    static constexpr Variant variants[] = {{"b", Takes::both, nullptr}, {"a", Takes::both, nullptr}};
+};
+
 using TestRegistry = Registry<TypeList<OwnEntry, NativeEntry>>;
+using ListOrderRegistry = Registry<TypeList<NativeEntry, PlainEntry>, Listing::inListOrder>;
 
 TEST(Registry, ChoicesTablesAndDispatchComeFromTheList)
 {
@@ -85,6 +100,15 @@ TEST(Registry, ChoicesTablesAndDispatchComeFromTheList)
     EXPECT_EQ(visited, 1);
     TestRegistry::visit(0, [&](auto entry) { visited = TestRegistry::indexOf<decltype(entry)>(); });
     EXPECT_EQ(visited, 0);
+    EXPECT_EQ(TestRegistry::idOf<NativeEntry>(), 1);
+
+    // listed in list order, every variant in its entry's order, OpenFOAM's or not
+    EXPECT_EQ(ListOrderRegistry::names(all), (Names{"Sym", "Alias", "Asym", "b", "a"}));
+    EXPECT_EQ(errorOf([&] { ListOrderRegistry::fromName("c", "letter", all); }),
+              "Unknown letter c; valid letters are : Sym Alias Asym b a");
+    EXPECT_TRUE(ListOrderRegistry::openFOAMs(0));
+    EXPECT_FALSE(ListOrderRegistry::openFOAMs(ListOrderRegistry::idOf<PlainEntry>()));
+    EXPECT_EQ(ListOrderRegistry::idOf<PlainEntry>(), 2);
 }
 
 //- Every registered keyword and alias of a registry round-trips through the public functions
@@ -144,22 +168,22 @@ TEST(Registry, EverySmootherKeywordRoundTrips)
 //  the plugin's own
 TEST(Registry, ListingsAreOpenFOAMsTablesThenThePluginsOwn)
 {
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PCG, true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PBiCGStab, true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PBiCG, false), (Names{"DILU", "diagonal", "none", "ILU0"}));
-    EXPECT_EQ(preconditionerNames(KrylovMethod::PBiCGStab, false), (Names{"DILU", "diagonal", "none", "ILU0"}));
-    EXPECT_TRUE(preconditionerNames(KrylovMethod::PCG, false).empty());
-    EXPECT_TRUE(preconditionerNames(KrylovMethod::PBiCG, true).empty());
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PCG"), true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PBiCGStab"), true), (Names{"DIC", "FDIC", "diagonal", "none", "ILU0"}));
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PBiCG"), false), (Names{"DILU", "diagonal", "none", "ILU0"}));
+    EXPECT_EQ(preconditionerNames(KrylovMethod::named("PBiCGStab"), false), (Names{"DILU", "diagonal", "none", "ILU0"}));
+    EXPECT_TRUE(preconditionerNames(KrylovMethod::named("PCG"), false).empty());
+    EXPECT_TRUE(preconditionerNames(KrylovMethod::named("PBiCG"), true).empty());
     EXPECT_EQ(smootherNames(true), (Names{"DIC", "DICGaussSeidel", "FDIC", "GaussSeidel", "nonBlockingGaussSeidel",
                                           "symGaussSeidel", "l1Jacobi", "Chebyshev"}));
     EXPECT_EQ(smootherNames(false), (Names{"DILU", "DILUGaussSeidel", "GaussSeidel", "nonBlockingGaussSeidel",
                                            "symGaussSeidel", "l1Jacobi", "Chebyshev"}));
-    EXPECT_EQ(errorOf([] { preconditionerFromName("DILU", KrylovMethod::PCG, true); }),
+    EXPECT_EQ(errorOf([] { preconditionerFromName("DILU", KrylovMethod::named("PCG"), true); }),
               "Unknown preconditioner DILU; valid preconditioners are : DIC FDIC diagonal none ILU0");
     EXPECT_EQ(errorOf([] { smootherFromName("DIC", false); }),
               "Unknown smoother DIC; valid smoothers are : DILU DILUGaussSeidel GaussSeidel nonBlockingGaussSeidel "
               "symGaussSeidel l1Jacobi Chebyshev");
-    EXPECT_EQ(preconditionerFromName("FDIC", KrylovMethod::PCG, true), Preconditioner::named("DIC"));
+    EXPECT_EQ(preconditionerFromName("FDIC", KrylovMethod::named("PCG"), true), Preconditioner::named("DIC"));
     EXPECT_EQ(smootherFromName("DILUGaussSeidel", false), GamgSmoother::named("DILUGaussSeidel"));
 }
 
@@ -182,26 +206,169 @@ TEST(Registry, OnlyOpenFOAMsChoicesAreNative)
               "Unknown preconditioner GAMG; valid preconditioners are : DIC DILU FDIC diagonal none ILU0");
 }
 
-//- The name-only tables, every one in system/keywords.cpp
-TEST(Registry, NameOnlyTablesRoundTrip)
+//- The executors' table (keywords/keywords.cpp), the one kind without a registry
+TEST(Registry, ExecutorTableRoundTrips)
 {
-    for (const std::string& n : orderingNames())
-    {
-        EXPECT_EQ(orderingName(orderingFromName(n)), n);
-    }
-    EXPECT_EQ(orderingNames(), (Names{"AMD", "METIS", "natural"}));
-    EXPECT_EQ(errorOf([] { orderingFromName("amd"); }), "Unknown ordering amd; valid orderings are : AMD METIS natural");
     for (const std::string& n : executorNames())
     {
         EXPECT_EQ(executorName(executorFromName(n)), n);
     }
-    for (const std::string& n : formatNames())
+    EXPECT_EQ(executorNames(), (Names{"cpu", "gpu"}));
+}
+
+TEST(Registry, EveryKrylovMethodKeywordRoundTrips)
+{
+    checkRoundTrip<KrylovMethodRegistry>([](const std::string& n) { return KrylovMethod::named(n); },
+                                         [](KrylovMethod m) { return methodName(m); }, methodNames());
+    // listed in list order (as OpenFOAM's documentation lists them), not sorted
+    EXPECT_EQ(methodNames(), (Names{"PCG", "PBiCG", "PBiCGStab"}));
+    EXPECT_EQ(errorOf([] { KrylovMethod::named("GAMG"); }),
+              "Unknown solver GAMG; valid solvers are : PCG PBiCG PBiCGStab");
+    // the matrices OpenFOAM registers each for, from its entry
+    EXPECT_TRUE(methodTakes(KrylovMethod::named("PCG"), true));
+    EXPECT_FALSE(methodTakes(KrylovMethod::named("PCG"), false));
+    EXPECT_FALSE(methodTakes(KrylovMethod::named("PBiCG"), true));
+    EXPECT_TRUE(methodTakes(KrylovMethod::named("PBiCG"), false));
+    EXPECT_TRUE(methodTakes(KrylovMethod::named("PBiCGStab"), true));
+    EXPECT_TRUE(methodTakes(KrylovMethod::named("PBiCGStab"), false));
+    EXPECT_TRUE(KrylovMethodRegistry::is<krylovMethods::PBiCG>(KrylovMethod::named("PBiCG").id()));
+}
+
+TEST(Registry, EveryFormatKeywordRoundTrips)
+{
+    checkRoundTrip<FormatRegistry>([](const std::string& n) { return MatrixFormat::named(n); },
+                                   [](MatrixFormat f) { return formatName(f); }, formatNames());
+    EXPECT_EQ(formatNames(), (Names{"csr", "ell", "blockedEll", "hyb", "hec", "auto"}));
+    EXPECT_EQ(errorOf([] { MatrixFormat::named("coo"); }),
+              "Unknown matrixFormat coo; valid matrixFormats are : csr ell blockedEll hyb hec auto");
+    EXPECT_EQ(MatrixFormat(), MatrixFormat::named("csr"));
+    // where each product reads A
+    EXPECT_EQ(storageOf(MatrixFormat::named("csr")), FormatStorage::systemCsr);
+    for (const char* name : {"ell", "blockedEll", "hyb", "hec"})
     {
-        EXPECT_EQ(formatName(formatFromName(n)), n);
+        EXPECT_EQ(storageOf(MatrixFormat::named(name)), FormatStorage::converted) << name;
+        EXPECT_FALSE(isChosenPerMatrix(MatrixFormat::named(name))) << name;
     }
-    for (const std::string& n : methodNames())
+    EXPECT_TRUE(isChosenPerMatrix(MatrixFormat::named("auto")));
+    EXPECT_FALSE(isChosenPerMatrix(MatrixFormat::named("csr")));
+}
+
+TEST(Registry, EveryOrderingKeywordRoundTrips)
+{
+    checkRoundTrip<OrderingRegistry>([](const std::string& n) { return LdltOrdering::named(n); },
+                                     [](LdltOrdering o) { return orderingName(o); }, orderingNames());
+    EXPECT_EQ(orderingNames(), (Names{"AMD", "METIS", "natural"}));
+    EXPECT_EQ(errorOf([] { LdltOrdering::named("amd"); }), "Unknown ordering amd; valid orderings are : AMD METIS natural");
+    EXPECT_EQ(autoOrdering(4999), LdltOrdering::named("AMD"));
+    EXPECT_EQ(autoOrdering(5000), LdltOrdering::named("METIS"));
+}
+
+//- Every registered ordering's permutation (visited through the registry, as analyseLdlt does)
+//  is a permutation of a 2-D 5-point grid's columns; natural's is the identity, the others'
+//  not (they reorder a grid)
+TEST(Registry, EveryOrderingPermutes)
+{
+    const int nx = 12;
+    const int n = nx*nx;
+    Adjacency adj;
+    adj.start.assign(1, 0);
+    for (int j = 0; j < n; ++j)
     {
-        EXPECT_EQ(methodName(methodFromName(n)), n);
+        for (int i : {j - nx, j - 1, j + 1, j + nx})
+        {
+            const bool sameRow = (i == j - 1 || i == j + 1) ? i/nx == j/nx : true;
+            if (i >= 0 && i < n && sameRow)
+            {
+                adj.rows.push_back(i);
+            }
+        }
+        adj.start.push_back(int(adj.rows.size()));
+    }
+    std::vector<int> identity(n);
+    std::iota(identity.begin(), identity.end(), 0);
+    for (const std::string& name : orderingNames())
+    {
+        std::vector<int> perm;
+        OrderingRegistry::visit(LdltOrdering::named(name).id(), [&](auto entry) { perm = decltype(entry)::permutation(adj); });
+        std::vector<int> sorted = perm;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(sorted, identity) << name << " is not a permutation";
+        EXPECT_EQ(perm == identity, name == "natural") << name;
+    }
+}
+
+template<class B>
+class RegistryOnBackend : public ::testing::Test {};
+TYPED_TEST_SUITE(RegistryOnBackend, Backends);
+
+//- Every registered Krylov method, dispatched through its entry, runs OpenFOAM's loop of that
+//  name (testSupport.hpp's referenceSolve): the same iterations and residuals on a matrix it
+//  is registered for
+TYPED_TEST(RegistryOnBackend, EveryKrylovMethodRunsItsOwnLoop)
+{
+    const LduProblem symmetric = poisson3D(9, 8, 7, 1, -1);
+    const LduProblem asym = asymmetric(9, 8, 7, 3);
+    SolverControls c;
+    c.tolerance = 1e-10;
+    c.relTol = 0;
+    c.maxIter = 500;
+    for (const std::string& name : methodNames())
+    {
+        const KrylovMethod method = KrylovMethod::named(name);
+        for (const bool sym : {true, false})
+        {
+            if (!methodTakes(method, sym))
+            {
+                continue;
+            }
+            SCOPED_TRACE(name + (sym ? ", symmetric" : ", asymmetric"));
+            const LduProblem& p = sym ? symmetric : asym;
+            const Preconditioner precon = Preconditioner::named(sym ? "DIC" : "DILU");
+            const std::vector<double> b = randomVector(p.nCells, 7);
+            std::vector<double> psiRef(p.nCells, 0.0);
+            const SolveResult ref = referenceSolve(method, p, psiRef, b, c, precon);
+            std::vector<double> psi(p.nCells, 0.0);
+            LduSystemImpl<TypeParam> sys(p.addressing());
+            sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+            const SolveResult r = sys.solve(method, psi.data(), b.data(), c, precon, Coupling());
+            EXPECT_TRUE(r.converged);
+            EXPECT_EQ(r.nIterations, ref.nIterations);
+            EXPECT_NEAR(r.finalResidual, ref.finalResidual, 1e-6*ref.initialResidual);
+        }
+    }
+}
+
+//- Every registered format, auto included, gives csr's A x and A^T x bit for bit (each sums a
+//  row in OpenFOAM's order); setFormat never leaves a format chosen per matrix in use
+TYPED_TEST(RegistryOnBackend, EveryFormatMultipliesAsCsr)
+{
+    const LduProblem p = asymmetric(11, 9, 6, 5);
+    LduSystemImpl<TypeParam> sys(p.addressing());
+    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+    const std::vector<double> x = randomVector(p.nCells, 3);
+    const double* const xd = x.data();
+    std::vector<double> csr(p.nCells);
+    std::vector<double> csrT(p.nCells);
+    typename TypeParam::template Vector<double> xDev(p.nCells);
+    typename TypeParam::template Vector<double> yDev(p.nCells);
+    TypeParam::upload(ptr(xDev), xd, p.nCells);
+    const auto products = [&](MatrixFormat f, std::vector<double>& y, std::vector<double>& yT)
+    {
+        const MatrixFormat used = sys.setFormat(f);
+        EXPECT_FALSE(isChosenPerMatrix(used));
+        sys.multiply(xd, y.data());
+        sys.tmul(ptr(yDev), ptr(xDev), Coupling());
+        TypeParam::download(yT.data(), ptr(yDev), p.nCells);
+    };
+    products(MatrixFormat::named("csr"), csr, csrT);
+    EXPECT_EQ(csr, referenceAmul(p, x));
+    for (const std::string& name : formatNames())
+    {
+        std::vector<double> y(p.nCells);
+        std::vector<double> yT(p.nCells);
+        products(MatrixFormat::named(name), y, yT);
+        EXPECT_EQ(y, csr) << name;
+        EXPECT_EQ(yT, csrT) << name;
     }
 }
 

@@ -360,7 +360,7 @@ inline SolveResult referenceSolve(
             || res.nIterations < c.minIter;
     };
     std::vector<double> pA(n);
-    if (method == KrylovMethod::PCG)
+    if (method == KrylovMethod::named("PCG"))
     {
         double wArA = 1e20;
         do
@@ -389,7 +389,7 @@ inline SolveResult referenceSolve(
             record();
         } while (loopCondition());
     }
-    else if (method == KrylovMethod::PBiCG)
+    else if (method == KrylovMethod::named("PBiCG"))
     {
         std::vector<double> pT(n, 0.0);
         std::vector<double> wT = referenceTmul(p, psi);

@@ -123,7 +123,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             LduProblem p = sym;
             p.diag[11] = bad;
-            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DIC"), KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DIC"), KrylovMethod::named("PCG"));
             EXPECT_EQ(e.kind, ValueKind::diagonal);
             EXPECT_EQ(e.index, 11);
             EXPECT_EQ(e.row, 11);
@@ -134,7 +134,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             LduProblem p = sym;
             p.upperCoeffs[f] = bad;
-            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DIC"), KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DIC"), KrylovMethod::named("PCG"));
             EXPECT_EQ(e.kind, ValueKind::upper);
             EXPECT_EQ(e.index, f);
             // upper[f] is A[l(f)][u(f)]
@@ -144,7 +144,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             LduProblem p = asym;
             p.lowerCoeffs[f] = bad;
-            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DILU"), KrylovMethod::PBiCGStab);
+            const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("DILU"), KrylovMethod::named("PBiCGStab"));
             EXPECT_EQ(e.kind, ValueKind::lower);
             EXPECT_EQ(e.index, f);
             // lower[f] is A[u(f)][l(f)]
@@ -154,7 +154,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             std::vector<double> source = b;
             source[17] = bad;
-            const BadValue e = solveError<TypeParam>(sym, psi, source, Preconditioner::named("DIC"), KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(sym, psi, source, Preconditioner::named("DIC"), KrylovMethod::named("PCG"));
             EXPECT_EQ(e.kind, ValueKind::source);
             EXPECT_EQ(e.index, 17);
             EXPECT_EQ(e.row, 17);
@@ -162,7 +162,7 @@ TYPED_TEST(ValueCheckTest, EachNonFiniteValueIsReportedWhereItIs)
         {
             std::vector<double> psi0 = psi;
             psi0[sym.nCells - 1] = bad;
-            const BadValue e = solveError<TypeParam>(sym, psi0, b, Preconditioner::named("DIC"), KrylovMethod::PCG);
+            const BadValue e = solveError<TypeParam>(sym, psi0, b, Preconditioner::named("DIC"), KrylovMethod::named("PCG"));
             EXPECT_EQ(e.kind, ValueKind::initialGuess);
             EXPECT_EQ(e.index, sym.nCells - 1);
         }
@@ -180,7 +180,7 @@ TYPED_TEST(ValueCheckTest, TheFirstOfSeveralIsReportedWithTheirNumber)
     psi[2] = inf;
     p.lowerCoeffs[50] = nan;
     p.lowerCoeffs[40] = -inf;
-    for (KrylovMethod m : {KrylovMethod::PBiCG, KrylovMethod::PBiCGStab})
+    for (KrylovMethod m : {KrylovMethod::named("PBiCG"), KrylovMethod::named("PBiCGStab")})
     {
         const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("ILU0"), m);
         EXPECT_EQ(e.kind, ValueKind::lower);
@@ -189,9 +189,9 @@ TYPED_TEST(ValueCheckTest, TheFirstOfSeveralIsReportedWithTheirNumber)
         EXPECT_EQ(e.value, -inf);
     }
     p.upperCoeffs[60] = nan;
-    EXPECT_EQ(solveError<TypeParam>(p, psi, b, Preconditioner::none, KrylovMethod::PBiCG).kind, ValueKind::upper);
+    EXPECT_EQ(solveError<TypeParam>(p, psi, b, Preconditioner::none, KrylovMethod::named("PBiCG")).kind, ValueKind::upper);
     p.diag[100] = nan;
-    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("diagonal"), KrylovMethod::PBiCGStab);
+    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("diagonal"), KrylovMethod::named("PBiCGStab"));
     EXPECT_EQ(e.kind, ValueKind::diagonal);
     EXPECT_EQ(e.index, 100);
     EXPECT_EQ(e.count, 6);
@@ -231,11 +231,11 @@ TYPED_TEST(ValueCheckTest, ZeroPivotsAreReportedAtTheirRow)
         bool asymmetric;
         const char* name;
     };
-    for (const Expect& x : {Expect{Preconditioner::named("DIC"), KrylovMethod::PCG, false, "DIC"},
-                            Expect{Preconditioner::named("DIC"), KrylovMethod::PBiCGStab, false, "DIC"},
-                            Expect{Preconditioner::named("DILU"), KrylovMethod::PBiCG, true, "DILU"},
-                            Expect{Preconditioner::named("ILU0"), KrylovMethod::PBiCGStab, true, "ILU0"},
-                            Expect{Preconditioner::named("ILU0"), KrylovMethod::PCG, false, "ILU0"}})
+    for (const Expect& x : {Expect{Preconditioner::named("DIC"), KrylovMethod::named("PCG"), false, "DIC"},
+                            Expect{Preconditioner::named("DIC"), KrylovMethod::named("PBiCGStab"), false, "DIC"},
+                            Expect{Preconditioner::named("DILU"), KrylovMethod::named("PBiCG"), true, "DILU"},
+                            Expect{Preconditioner::named("ILU0"), KrylovMethod::named("PBiCGStab"), true, "ILU0"},
+                            Expect{Preconditioner::named("ILU0"), KrylovMethod::named("PCG"), false, "ILU0"}})
     {
         SCOPED_TRACE(x.name);
         // the second pivot is zero, the ones after it NaN: the second is reported
@@ -258,14 +258,14 @@ TYPED_TEST(ValueCheckTest, ZeroPivotsAreReportedAtTheirRow)
     LduProblem p = chain(40, 4, 1);
     p.diag[31] = -0.0;
     p.diag[35] = 0.0;
-    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("diagonal"), KrylovMethod::PCG);
+    const BadValue e = solveError<TypeParam>(p, psi, b, Preconditioner::named("diagonal"), KrylovMethod::named("PCG"));
     EXPECT_EQ(e.kind, ValueKind::pivot);
     EXPECT_EQ(e.pivotOf, "diagonal");
     EXPECT_EQ(e.row, 31);
     // none divides by nothing: the zero diagonals are no error (the loop runs)
     SolverControls few;
     few.maxIter = 3;
-    EXPECT_EQ(solveError<TypeParam>(p, psi, b, Preconditioner::none, KrylovMethod::PCG, few).index, -1);
+    EXPECT_EQ(solveError<TypeParam>(p, psi, b, Preconditioner::none, KrylovMethod::named("PCG"), few).index, -1);
 }
 
 //- A good matrix passes the checks and solves as before (a negative control of the tests above:
@@ -276,7 +276,7 @@ TYPED_TEST(ValueCheckTest, GoodValuesPass)
     const std::vector<double> b = randomVector(p.nCells, 92);
     for (Preconditioner type : {Preconditioner::named("DIC"), Preconditioner::named("diagonal"), Preconditioner::named("ILU0"), Preconditioner::none})
     {
-        EXPECT_EQ(solveError<TypeParam>(p, std::vector<double>(p.nCells, 0.0), b, type, KrylovMethod::PCG).index, -1);
+        EXPECT_EQ(solveError<TypeParam>(p, std::vector<double>(p.nCells, 0.0), b, type, KrylovMethod::named("PCG")).index, -1);
     }
 }
 
@@ -291,10 +291,10 @@ TYPED_TEST(ValueCheckTest, MaxIterZeroIsOpenFOAMsDoWhile)
     c.maxIter = 0;
     std::vector<double> psi(p.nCells, 0.0);
     std::vector<double> psiRef = psi;
-    const SolveResult ref = referenceSolve(KrylovMethod::PCG, p, psiRef, b, c, Preconditioner::named("DIC"));
+    const SolveResult ref = referenceSolve(KrylovMethod::named("PCG"), p, psiRef, b, c, Preconditioner::named("DIC"));
     LduSystemImpl<TypeParam> sys(p.addressing());
     sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-    const SolveResult r = sys.solve(KrylovMethod::PCG, psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
+    const SolveResult r = sys.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
     EXPECT_EQ(ref.nIterations, 1);
     EXPECT_EQ(r.nIterations, ref.nIterations);
 }

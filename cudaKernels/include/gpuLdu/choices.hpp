@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The choices a solve takes by keyword: executor, Krylov method, preconditioner, matrix format;
-// their names, listings and lookups (tables in cudaKernels/keywords/keywords.cpp), and the edit
-// distance behind "did you mean". Part of the core's interface: gpuLdu.hpp includes every part.
+// their names, listings and lookups (generated from the registries' lists in
+// cudaKernels/keywords/keywords.cpp), and the edit distance behind "did you mean". Part of the core's interface: gpuLdu.hpp includes every part.
 
 #ifndef GPULDU_CHOICES_HPP
 #define GPULDU_CHOICES_HPP
@@ -9,6 +9,7 @@
 #include "gpuLdu/errors.hpp"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gpuLdu
@@ -39,21 +40,62 @@ std::vector<std::string> executorNames();
 //- The executor of a keyword; throws Error naming the valid keywords.
 Executor executorFromName(const std::string& name);
 
-//- A preconditioner of the core's registry (cudaKernels/precond/PreconditionerList.hpp, one
-//  class per file: none, diagonal, DIC/FDIC and DILU (OpenFOAM's), ILU0 (the zero-fill
-//  incomplete LU of the CSR matrix, the plugin's own)): its place among the registered
-//  keywords. Named by keyword (Preconditioner::named("DIC")); the default is none.
-class Preconditioner
+//- A choice among the keywords of one of the core's registries (cudaKernels/registry/
+//  Registry.hpp): its place among them, id 0 the first keyword of the list's first entry. Kind
+//  is the choice's own type (Preconditioner, KrylovMethod, MatrixFormat, ...), so that choices
+//  of two kinds never compare.
+template<class Kind>
+class RegisteredChoice
 {
     int id_ = 0;
 
 public:
-    constexpr Preconditioner() = default;
+    constexpr RegisteredChoice() = default;
 
-    explicit constexpr Preconditioner(int id)
+    explicit constexpr RegisteredChoice(int id)
     :
         id_(id)
     {}
+
+    constexpr int id() const
+    {
+        return id_;
+    }
+};
+
+//- Whether a type is a registered choice (a RegisteredChoice of itself). In C++11, as the
+//  OpenFOAM layer includes this header with its release's flags.
+template<class Kind>
+struct IsRegisteredChoice : std::is_base_of<RegisteredChoice<Kind>, Kind>
+{};
+
+//- Two choices of one kind compare by their place (ordered: a key of an ordered map)
+template<class Kind, class = typename std::enable_if<IsRegisteredChoice<Kind>::value>::type>
+constexpr bool operator==(Kind a, Kind b)
+{
+    return a.id() == b.id();
+}
+
+template<class Kind, class = typename std::enable_if<IsRegisteredChoice<Kind>::value>::type>
+constexpr bool operator!=(Kind a, Kind b)
+{
+    return a.id() != b.id();
+}
+
+template<class Kind, class = typename std::enable_if<IsRegisteredChoice<Kind>::value>::type>
+constexpr bool operator<(Kind a, Kind b)
+{
+    return a.id() < b.id();
+}
+
+//- A preconditioner of the core's registry (cudaKernels/precond/PreconditionerList.hpp, one
+//  class per file: none, diagonal, DIC/FDIC and DILU (OpenFOAM's), ILU0 (the zero-fill
+//  incomplete LU of the CSR matrix, the plugin's own)): its place among the registered
+//  keywords. Named by keyword (Preconditioner::named("DIC")); the default is none.
+class Preconditioner : public RegisteredChoice<Preconditioner>
+{
+public:
+    using RegisteredChoice::RegisteredChoice;
 
     //- None: w = r
     static const Preconditioner none;
@@ -61,39 +103,24 @@ public:
     //- The preconditioner of any registered keyword (whatever the matrix); throws Error
     //  naming the valid keywords
     static Preconditioner named(const std::string& keyword);
-
-    constexpr int id() const
-    {
-        return id_;
-    }
-
-    friend constexpr bool operator==(Preconditioner a, Preconditioner b)
-    {
-        return a.id_ == b.id_;
-    }
-
-    friend constexpr bool operator!=(Preconditioner a, Preconditioner b)
-    {
-        return a.id_ != b.id_;
-    }
 };
 
-//- The Krylov loops of OpenFOAM: PCG (symmetric), PBiCG (asymmetric), PBiCGStab (both).
-enum class KrylovMethod
+//- A Krylov loop of the core's registry (cudaKernels/krylov/KrylovMethodList.hpp, one class per
+//  file: OpenFOAM's PCG (symmetric matrices), PBiCG (asymmetric), PBiCGStab (both)). Named by
+//  OpenFOAM's solver name (KrylovMethod::named("PCG")); throws Error naming the valid ones.
+class KrylovMethod : public RegisteredChoice<KrylovMethod>
 {
-    PCG,
-    PBiCG,
-    PBiCGStab
+public:
+    using RegisteredChoice::RegisteredChoice;
+
+    static KrylovMethod named(const std::string& keyword);
 };
 
 //- The keyword of a method: OpenFOAM's solver name (PCG, PBiCG, PBiCGStab)
 std::string methodName(KrylovMethod method);
 
-//- The keywords of all methods
+//- The keywords of all methods, in the list's order
 std::vector<std::string> methodNames();
-
-//- The method of a keyword; throws Error naming the valid keywords.
-KrylovMethod methodFromName(const std::string& name);
 
 //- Whether OpenFOAM registers the method for a symmetric (PCG, PBiCGStab) or an asymmetric
 //  (PBiCG, PBiCGStab) matrix
@@ -120,24 +147,25 @@ bool isOpenFOAMs(Preconditioner preconditioner);
 //  keywords.
 Preconditioner preconditionerFromName(const std::string& name, KrylovMethod method, bool symmetric);
 
-//- How A is stored for the products A x and A^T x (the preconditioners always work on CSR).
-//  The format changes speed, never results: every format sums a row's terms in OpenFOAM's
-//  order (diagonal, then the off-diagonals by ascending column).
+//- How A is stored for the products A x and A^T x (the preconditioners always work on CSR), a
+//  choice of the core's registry (cudaKernels/matrix/FormatList.hpp, one class per file under
+//  matrix/formats/). The format changes speed, never results: every format sums a row's terms
+//  in OpenFOAM's order (diagonal, then the off-diagonals by ascending column).
 //    csr         one thread per row over the row's entries
 //    ell         ELLPACK: every row padded to the longest, stored column-major
 //    blockedEll  ELLPACK per group of 32 rows (one warp), padded to the group's longest row
 //    hyb         ELLPACK of width K (Bell and Garland's choice) + the rest as row-sorted COO
 //    hec         ELLPACK of width K (the largest K whose ELLPACK part is more than half
 //                non-zero) + the rest as CSR
-//    automatic   chosen from the row-length statistics by chooseFormat ("auto")
-enum class MatrixFormat
+//    auto        chosen from the row-length statistics by chooseFormat
+//  Named by keyword (MatrixFormat::named("ell")); throws Error naming the valid ones. The
+//  default is the list's first, csr.
+class MatrixFormat : public RegisteredChoice<MatrixFormat>
 {
-    csr,
-    ell,
-    blockedEll,
-    hyb,
-    hec,
-    automatic
+public:
+    using RegisteredChoice::RegisteredChoice;
+
+    static MatrixFormat named(const std::string& keyword);
 };
 
 //- The keyword of a format: csr, ell, blockedEll, hyb, hec, auto
@@ -146,8 +174,8 @@ std::string formatName(MatrixFormat format);
 //- The keywords of all formats, in the order above
 std::vector<std::string> formatNames();
 
-//- The format of a keyword; throws Error naming the valid keywords.
-MatrixFormat formatFromName(const std::string& name);
+//- Whether the format stands for another, chosen per matrix (auto)
+bool isChosenPerMatrix(MatrixFormat format);
 
 //- Row-length statistics of a pattern: what the automatic choice looks at.
 struct RowLengthStats
@@ -165,7 +193,8 @@ struct RowLengthStats
     }
 };
 
-//- The rule behind matrixFormat auto (derived from the measurements in docs/performance.md).
+//- The rule behind matrixFormat auto (matrix/formats/Automatic.hpp, from the measurements in
+//  docs/performance.md): never auto itself.
 MatrixFormat chooseFormat(const RowLengthStats& stats);
 
 } // namespace gpuLdu

@@ -22,36 +22,14 @@ namespace gpuLdu
 //  DILUGaussSeidel), then the plugin's own, made for the GPU (no chain of dependent rows):
 //  l1Jacobi and Chebyshev. Its place among the registered keywords; named by keyword
 //  (GamgSmoother::named("GaussSeidel")); the default is the registry's first, GaussSeidel.
-class GamgSmoother
+class GamgSmoother : public RegisteredChoice<GamgSmoother>
 {
-    int id_ = 0;
-
 public:
-    constexpr GamgSmoother() = default;
-
-    explicit constexpr GamgSmoother(int id)
-    :
-        id_(id)
-    {}
+    using RegisteredChoice::RegisteredChoice;
 
     //- The smoother of any registered keyword (whatever the matrix); throws Error naming the
     //  valid keywords
     static GamgSmoother named(const std::string& keyword);
-
-    constexpr int id() const
-    {
-        return id_;
-    }
-
-    friend constexpr bool operator==(GamgSmoother a, GamgSmoother b)
-    {
-        return a.id_ == b.id_;
-    }
-
-    friend constexpr bool operator!=(GamgSmoother a, GamgSmoother b)
-    {
-        return a.id_ != b.id_;
-    }
 };
 
 //- Whether OpenFOAM's GAMG has this smoother (native GAMG can run the same solve)

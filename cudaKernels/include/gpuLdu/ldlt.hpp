@@ -16,20 +16,23 @@
 namespace gpuLdu
 {
 
-//- The fill-reducing orderings of the sparse LDL^T factorisation
-enum class LdltOrdering
+//- A fill-reducing ordering of the sparse LDL^T factorisation, a choice of the core's registry
+//  (cudaKernels/direct/OrderingList.hpp, one class per file under direct/orderings/): AMD
+//  (approximate minimum degree, SuiteSparse), METIS (nested dissection, METIS_NodeND), natural
+//  (none, P = I: for tests and for matrices already ordered). Named by keyword
+//  (LdltOrdering::named("METIS")); throws Error naming the valid ones.
+class LdltOrdering : public RegisteredChoice<LdltOrdering>
 {
-    natural,    //!< none (P = I): for tests and for matrices already ordered
-    amd,        //!< approximate minimum degree (SuiteSparse AMD)
-    metis       //!< nested dissection (METIS_NodeND)
+public:
+    using RegisteredChoice::RegisteredChoice;
+
+    static LdltOrdering named(const std::string& keyword);
 };
 
 std::string orderingName(LdltOrdering ordering);
 
-//- The orderings' names (orderingName of each), and the ordering of a name; throws Error
-//  listing the valid names for another
+//- The orderings' names (orderingName of each), in the list's order
 std::vector<std::string> orderingNames();
-LdltOrdering orderingFromName(const std::string& name);
 
 //- The ordering "auto" picks for n rows: AMD below 5000 rows (cheap, and as good on small
 //  matrices), METIS nested dissection from there on (less fill, wider levels on meshes)
@@ -75,7 +78,7 @@ LduLowerColumns lduLowerColumns(const LduAddressingView& addr);
 struct LdltAnalysis
 {
     int n = 0;
-    LdltOrdering ordering = LdltOrdering::natural;
+    LdltOrdering ordering = LdltOrdering::named("natural");
     //- nnz of A's lower triangle (diagonal included), of L (unit diagonal included), the flops
     //  of the numeric factorisation, the supernodes and the levels of their tree
     long nnzALower = 0;

@@ -33,7 +33,7 @@ gpuLdu::LdltOrdering Foam::LDLTGPU::ordering(const label n) const
     }
     try
     {
-        return gpuLdu::orderingFromName(name);
+        return gpuLdu::LdltOrdering::named(name);
     }
     catch (const gpuLdu::Error&)
     {
@@ -41,7 +41,7 @@ gpuLdu::LdltOrdering Foam::LDLTGPU::ordering(const label n) const
         valid.insert(valid.begin(), "auto");
         errors().unknownValue("ordering", name, valid);
     }
-    return gpuLdu::LdltOrdering::natural;
+    return gpuLdu::LdltOrdering::named("natural");
 }
 
 

@@ -19,5 +19,5 @@ namespace Foam
 
 gpuLdu::KrylovMethod Foam::PBiCGGPU::method() const
 {
-    return gpuLdu::KrylovMethod::PBiCG;
+    return gpuLdu::KrylovMethod::named("PBiCG");
 }

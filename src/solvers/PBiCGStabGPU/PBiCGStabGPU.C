@@ -22,5 +22,5 @@ namespace Foam
 
 gpuLdu::KrylovMethod Foam::PBiCGStabGPU::method() const
 {
-    return gpuLdu::KrylovMethod::PBiCGStab;
+    return gpuLdu::KrylovMethod::named("PBiCGStab");
 }

@@ -19,5 +19,5 @@ namespace Foam
 
 gpuLdu::KrylovMethod Foam::PCGGPU::method() const
 {
-    return gpuLdu::KrylovMethod::PCG;
+    return gpuLdu::KrylovMethod::named("PCG");
 }

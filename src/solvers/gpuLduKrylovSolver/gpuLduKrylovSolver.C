@@ -43,13 +43,13 @@ gpuLdu::MatrixFormat Foam::gpuLduKrylovSolver::matrixFormat() const
     const word name = controlDict_.lookupOrDefault<word>("matrixFormat", "auto");
     try
     {
-        return gpuLdu::formatFromName(name);
+        return gpuLdu::MatrixFormat::named(name);
     }
     catch (const gpuLdu::Error&)
     {
         errors().unknownValue("matrixFormat", name, gpuLdu::formatNames());
     }
-    return gpuLdu::MatrixFormat::automatic;
+    return gpuLdu::MatrixFormat::named("auto");
 }
 
 
