@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The messages of a group's solve as doubles (gpuLdu/rankGroup.hpp): a rank's values, the owner's
-// requests and a rank's product replies. The one place that knows their layouts, and where the
-// owner puts a rank's values.
+// The values and messages of a group's solve (gpuLdu/rankGroup.hpp): the group's values in host
+// memory its ranks share and where each rank writes its own there; a rank's values message (the
+// sizes and the coarse levels' coefficients), the owner's requests and a rank's product replies
+// as doubles. The one place that knows their layouts.
 
 #include "gpuLdu/rankGroup.hpp"
 
@@ -140,7 +141,6 @@ void encodeRequest(const GroupRequest& request, std::vector<double>& message)
             break;
         case GroupRequestKind::done:
             encodeResult(request.result, message);
-            message.insert(message.end(), request.psi.begin(), request.psi.end());
             break;
     }
 }
@@ -194,41 +194,32 @@ GroupRequest decodeRequest(const double* message, int n)
             break;
         }
         case GroupRequestKind::done:
-            // the result, then psi
-            if (size < resultSize)
+            if (size != resultSize)
             {
                 notARequest("a result of " + std::to_string(size) + " values");
             }
             request.result = decodeResult(payload);
-            request.psi.data = payload + resultSize;
-            request.psi.size = size - resultSize;
             break;
     }
     return request;
 }
 
 
-int maxRequestSize(int nHostCells, int nCells)
+int maxRequestSize(int nHostCells)
 {
-    return headerSize + std::max(2*nHostCells, resultSize + nCells);
+    return headerSize + std::max(2*nHostCells, resultSize);
 }
 
 
 void packRankValues(const RankValues& values, std::vector<double>& message)
 {
     const auto parts = partsOf(values);
-    std::size_t size = valuesHeaderSize;
     message.assign(1, double(MessageKind::values));
     for (const DoublesView* part : parts)
     {
         message.push_back(part->size);
-        size += part->size;
     }
-    message.reserve(size);
-    for (const DoublesView* part : parts)
-    {
-        message.insert(message.end(), part->begin(), part->end());
-    }
+    message.insert(message.end(), values.levelCoeffs.begin(), values.levelCoeffs.end());
 }
 
 
@@ -241,21 +232,75 @@ RankValues unpackRankValues(const double* message, int n)
     }
     RankValues values;
     const auto parts = partsOf(values);
-    const double* at = message + valuesHeaderSize;
-    long long left = n - valuesHeaderSize;
     for (int i = 0; i < nValueParts; ++i)
     {
-        DoublesView& part = *parts[i];
-        part.size = sizeOf(message[1 + i]);
-        if (part.size > left)
-        {
-            notValues("parts of more values than the message's " + std::to_string(n));
-        }
-        part.data = at;
-        at += part.size;
-        left -= part.size;
+        parts[i]->size = sizeOf(message[1 + i]);
     }
+    // the finest level's parts are at the rank's places already (writeRankValues)
+    if (values.levelCoeffs.size != n - valuesHeaderSize)
+    {
+        notValues("coarse levels' coefficients of " + std::to_string(values.levelCoeffs.size)
+            + " values in a message of " + std::to_string(n));
+    }
+    values.levelCoeffs.data = message + valuesHeaderSize;
     return values;
+}
+
+
+RankPlaces rankPlaces(const CombinedLevel& finest, int r)
+{
+    if (r < 0 || r >= finest.nRanks())
+    {
+        throw std::runtime_error("no rank " + std::to_string(r) + " in the group");
+    }
+    RankPlaces at;
+    at.cell = finest.rowStart[r];
+    at.nCells = finest.rowStart[r + 1] - at.cell;
+    at.face = finest.faceStart[r];
+    at.nFaces = finest.faceStart[r + 1] - at.face;
+    at.term = finest.termStart[r];
+    at.nTerms = finest.termStart[r + 1] - at.term;
+    return at;
+}
+
+
+std::size_t sharedValuesSize(const RankPlaces& group)
+{
+    return 3*std::size_t(group.nCells) + 2*std::size_t(group.nFaces)
+        + 2*std::size_t(group.nTerms);
+}
+
+
+GroupValues sharedValues(double* base, const RankPlaces& group)
+{
+    GroupValues v;
+    v.psi = base;
+    v.source = v.psi + group.nCells;
+    v.diag = v.source + group.nCells;
+    v.upper = v.diag + group.nCells;
+    v.lower = v.upper + group.nFaces;
+    v.interfaceBou = v.lower + group.nFaces;
+    v.interfaceInt = v.interfaceBou + group.nTerms;
+    return v;
+}
+
+
+void writeRankValues(const RankValues& values, const RankPlaces& at, GroupValues& into)
+{
+    expectSize(values.psi, at.nCells, false, "psi");
+    expectSize(values.source, at.nCells, false, "source");
+    expectSize(values.diag, at.nCells, true, "diag");
+    expectSize(values.upper, at.nFaces, true, "upper");
+    expectSize(values.lower, at.nFaces, true, "lower");
+    expectSize(values.interfaceBou, at.nTerms, false, "interface coefficients");
+    expectSize(values.interfaceInt, at.nTerms, false, "interface coefficients");
+    copyPart(values.psi, into.psi + at.cell);
+    copyPart(values.source, into.source + at.cell);
+    copyPart(values.diag, into.diag + at.cell);
+    copyPart(values.upper, into.upper + at.face);
+    copyPart(values.lower, into.lower + at.face);
+    copyPart(values.interfaceBou, into.interfaceBou + at.term);
+    copyPart(values.interfaceInt, into.interfaceInt + at.term);
 }
 
 
@@ -267,32 +312,15 @@ void placeRankValues
     GroupValues& into
 )
 {
-    if (r < 0 || r >= finest.nRanks())
-    {
-        throw std::runtime_error("no rank " + std::to_string(r) + " in the group");
-    }
-    const int cell = finest.rowStart[r];
-    const int face = finest.faceStart[r];
-    const int term = finest.termStart[r];
-    const int nCells = finest.rowStart[r + 1] - cell;
-    const int nFaces = finest.faceStart[r + 1] - face;
-    const int nTerms = finest.termStart[r + 1] - term;
-    expectSize(values.psi, nCells, false, "psi");
-    expectSize(values.source, nCells, false, "source");
-    expectSize(values.diag, nCells, true, "diag");
-    expectSize(values.upper, nFaces, true, "upper");
-    expectSize(values.lower, into.lower ? nFaces : 0, true, "lower");
-    expectSize(values.interfaceBou, nTerms, false, "interface coefficients");
-    expectSize(values.interfaceInt, nTerms, false, "interface coefficients");
+    const RankPlaces at = rankPlaces(finest, r);
+    expectSize(values.psi, at.nCells, false, "psi");
+    expectSize(values.source, at.nCells, false, "source");
+    expectSize(values.diag, at.nCells, true, "diag");
+    expectSize(values.upper, at.nFaces, true, "upper");
+    expectSize(values.lower, at.nFaces, true, "lower");
+    expectSize(values.interfaceBou, at.nTerms, false, "interface coefficients");
+    expectSize(values.interfaceInt, at.nTerms, false, "interface coefficients");
     expectSize(values.levelCoeffs, levelCoeffCount(r, into), false, "coarse levels' coefficients");
-
-    copyPart(values.psi, into.psi + cell);
-    copyPart(values.source, into.source + cell);
-    copyPart(values.diag, into.diag + cell);
-    copyPart(values.upper, into.upper + face);
-    copyPart(values.lower, into.lower + face);
-    copyPart(values.interfaceBou, into.interfaceBou + term);
-    copyPart(values.interfaceInt, into.interfaceInt + term);
 
     // level after level (from 1): the rank's terms of A, then of A^T
     const double* from = values.levelCoeffs.data;
@@ -308,12 +336,9 @@ void placeRankValues
 }
 
 
-int maxRankValuesSize(int r, const CombinedLevel& finest, const GroupValues& into)
+int maxRankValuesSize(int r, const GroupValues& into)
 {
-    const int nCells = finest.rowStart[r + 1] - finest.rowStart[r];
-    const int nFaces = finest.faceStart[r + 1] - finest.faceStart[r];
-    const int nTerms = finest.termStart[r + 1] - finest.termStart[r];
-    return valuesHeaderSize + 3*nCells + 2*nFaces + 2*nTerms + levelCoeffCount(r, into);
+    return valuesHeaderSize + levelCoeffCount(r, into);
 }
 
 

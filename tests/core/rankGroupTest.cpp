@@ -225,9 +225,6 @@ TEST(RankGroup, RequestsRoundTrip)
     EXPECT_EQ(back.y, product.y);
 
     GroupRequest done;
-    const std::vector<double> psi{0.5, -0.0, 3};
-    done.psi.data = psi.data();
-    done.psi.size = 3;
     done.result.initialResidual = 1;
     done.result.finalResidual = 1e-7;
     done.result.nIterations = 12;
@@ -236,8 +233,8 @@ TEST(RankGroup, RequestsRoundTrip)
     done.result.iterateSeconds = 0.25;
     done.result.handOverSeconds = 0.5;
     encodeRequest(done, message);
-    EXPECT_EQ(int(message.size()), 16);
-    EXPECT_LE(int(message.size()), maxRequestSize(0, 3));
+    EXPECT_EQ(int(message.size()), 13);
+    EXPECT_LE(int(message.size()), maxRequestSize(0));
     back = decodeRequest(message.data(), int(message.size()));
     EXPECT_EQ(back.kind, GroupRequestKind::done);
     EXPECT_EQ(back.result.nIterations, 12);
@@ -247,14 +244,11 @@ TEST(RankGroup, RequestsRoundTrip)
     EXPECT_EQ(back.result.finalResidual, 1e-7);
     EXPECT_EQ(back.result.iterateSeconds, 0.25);
     EXPECT_EQ(back.result.handOverSeconds, 0.5);
-    // psi travels bit for bit (-0 stays -0), a view into the message
-    EXPECT_EQ(back.psi.data, message.data() + 13);
-    ASSERT_EQ(back.psi.size, 3);
-    EXPECT_EQ(std::vector<double>(back.psi.begin(), back.psi.end()), psi);
-    EXPECT_TRUE(std::signbit(back.psi.data[1]));
-    EXPECT_EQ(maxRequestSize(100, 0), 203);
-    EXPECT_EQ(maxRequestSize(100, 200), 213);
-    EXPECT_EQ(maxRequestSize(1, 0), 13);
+    // a done with more than the result (psi travels in the shared values)
+    message.push_back(1);
+    EXPECT_THROW(decodeRequest(message.data(), int(message.size())), std::runtime_error);
+    EXPECT_EQ(maxRequestSize(100), 203);
+    EXPECT_EQ(maxRequestSize(1), 13);
 }
 
 TEST(RankGroup, MalformedRequestsThrow)
@@ -295,12 +289,13 @@ CombinedLevel twoRanks()
 
 } // namespace
 
-//- A rank's values through their doubles: the header (kind, the eight parts' sizes), the parts
-//  in RankValues' order, diag and lower left out; read back from a longer receive buffer
+//- A rank's values message: the header (kind, the eight parts' sizes), then only the coarse
+//  levels' coefficients (the finest level's parts are written to the shared values); unpacked,
+//  the finest parts their sizes, the coefficients a view into the message
 TEST(RankGroup, RankValuesRoundTrip)
 {
     const std::vector<double> psi{1, 2}, source{3, -0.0}, upper{5}, bou{6}, intc{7},
-        level{8, 9, 10, 11};
+        level{8, -0.0, 10, 11};
     RankValues values;
     values.psi = viewOf(psi);
     values.source = viewOf(source);
@@ -312,33 +307,36 @@ TEST(RankGroup, RankValuesRoundTrip)
     std::vector<double> message;
     packRankValues(values, message);
     EXPECT_EQ(message, (std::vector<double>{double(MessageKind::values), 2, 2, 0, 1, 0, 1, 1,
-        4, 1, 2, 3, -0.0, 5, 6, 7, 8, 9, 10, 11}));
+        4, 8, -0.0, 10, 11}));
 
-    message.resize(message.size() + 5, -1);
     const RankValues back = unpackRankValues(message.data(), int(message.size()));
-    EXPECT_EQ(copyOf(back.psi), psi);
-    EXPECT_EQ(copyOf(back.source), source);
-    EXPECT_TRUE(std::signbit(back.source.data[1]));
+    EXPECT_EQ(back.psi.size, 2);
+    EXPECT_EQ(back.source.size, 2);
     EXPECT_EQ(back.diag.size, 0);
-    EXPECT_EQ(copyOf(back.upper), upper);
+    EXPECT_EQ(back.upper.size, 1);
     EXPECT_EQ(back.lower.size, 0);
-    EXPECT_EQ(copyOf(back.interfaceBou), bou);
-    EXPECT_EQ(copyOf(back.interfaceInt), intc);
+    EXPECT_EQ(back.interfaceBou.size, 1);
+    EXPECT_EQ(back.interfaceInt.size, 1);
+    EXPECT_EQ(back.psi.data, nullptr);
     EXPECT_EQ(copyOf(back.levelCoeffs), level);
-    // views into the message, no copy
-    EXPECT_EQ(back.psi.data, message.data() + 9);
+    EXPECT_TRUE(std::signbit(back.levelCoeffs.data[1]));
+    EXPECT_EQ(back.levelCoeffs.data, message.data() + 9);
 }
 
 TEST(RankGroup, MalformedRankValuesThrow)
 {
     RankValues values;
-    const std::vector<double> psi{1, 2};
+    const std::vector<double> psi{1, 2}, level{3, 4};
     values.psi = viewOf(psi);
+    values.levelCoeffs = viewOf(level);
     std::vector<double> message;
     packRankValues(values, message);
     EXPECT_NO_THROW(unpackRankValues(message.data(), int(message.size())));
-    // shorter than its parts, or than its header
+    // shorter or longer than its coefficients, or shorter than its header
     EXPECT_THROW(unpackRankValues(message.data(), int(message.size()) - 1), std::runtime_error);
+    std::vector<double> longer = message;
+    longer.push_back(5);
+    EXPECT_THROW(unpackRankValues(longer.data(), int(longer.size())), std::runtime_error);
     EXPECT_THROW(unpackRankValues(message.data(), 4), std::runtime_error);
     // another kind (a request)
     std::vector<double> wrong = message;
@@ -352,30 +350,34 @@ TEST(RankGroup, MalformedRankValuesThrow)
     EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
 }
 
-//- Rank 1's values at its places on the owner: cells from rowStart[1], faces from faceStart[1],
-//  terms from termStart[1], each coarse level's terms of A and of A^T from its termStart[1];
-//  what the rank did not send kept; the rank's largest message the size of a full one
-TEST(RankGroup, PlaceRankValues)
+//- The shared values' layout (psi, source, diag by cells; upper, lower by faces; the interface
+//  coefficients by terms) and rank 1 writing its values at its places there: cells from
+//  rowStart[1], faces from faceStart[1], terms from termStart[1]; what it did not write kept
+TEST(RankGroup, WriteRankValuesAtTheirPlaces)
 {
     const CombinedLevel c = twoRanks();
-    std::vector<double> psi(4, -1), source(4, -1), diag(4, -1), upper(2, -1), lower(2, -1),
-        bou(2, -1), intc(2, -1), bou1(3, -1), int1(3, -1);
-    // one coarse level: rank 0 with one term there, rank 1 with two
-    const std::vector<std::vector<int>> levelTermStart{c.termStart, {0, 1, 3}};
-    GroupValues into;
-    into.psi = psi.data();
-    into.source = source.data();
-    into.diag = diag.data();
-    into.upper = upper.data();
-    into.lower = lower.data();
-    into.interfaceBou = bou.data();
-    into.interfaceInt = intc.data();
-    into.levelTermStart = &levelTermStart;
-    into.levelBou = {nullptr, bou1.data()};
-    into.levelInt = {nullptr, int1.data()};
+    RankPlaces group;
+    group.nCells = c.nCells();
+    group.nFaces = c.nFaces();
+    group.nTerms = c.termStart.back();
+    ASSERT_EQ(sharedValuesSize(group), std::size_t(3*4 + 2*2 + 2*2));
+    std::vector<double> shared(sharedValuesSize(group), -1);
+    GroupValues into = sharedValues(shared.data(), group);
+    EXPECT_EQ(into.source - into.psi, 4);
+    EXPECT_EQ(into.upper - into.diag, 4);
+    EXPECT_EQ(into.interfaceBou - into.lower, 2);
+    EXPECT_EQ(into.interfaceInt + 2, shared.data() + shared.size());
 
-    const std::vector<double> rPsi{1, 2}, rSource{3, 4}, rUpper{5}, rLower{6}, rBou{7}, rInt{8},
-        rLevel{9, 10, 11, 12};
+    const RankPlaces at = rankPlaces(c, 1);
+    EXPECT_EQ(at.cell, 2);
+    EXPECT_EQ(at.nCells, 2);
+    EXPECT_EQ(at.face, 1);
+    EXPECT_EQ(at.nFaces, 1);
+    EXPECT_EQ(at.term, 1);
+    EXPECT_EQ(at.nTerms, 1);
+    EXPECT_THROW(rankPlaces(c, 2), std::runtime_error);
+
+    const std::vector<double> rPsi{1, 2}, rSource{3, 4}, rUpper{5}, rLower{6}, rBou{7}, rInt{8};
     RankValues values;
     values.psi = viewOf(rPsi);
     values.source = viewOf(rSource);
@@ -383,29 +385,51 @@ TEST(RankGroup, PlaceRankValues)
     values.lower = viewOf(rLower);
     values.interfaceBou = viewOf(rBou);
     values.interfaceInt = viewOf(rInt);
+    writeRankValues(values, at, into);
+    EXPECT_EQ(shared, (std::vector<double>{-1, -1, 1, 2, -1, -1, 3, 4, -1, -1, -1, -1,
+        -1, 5, -1, 6, -1, 7, -1, 8}));
+
+    // parts that are not the rank's: psi of three cells, no interface coefficients
+    RankValues bad = values;
+    const std::vector<double> three{1, 2, 3};
+    bad.psi = viewOf(three);
+    EXPECT_THROW(writeRankValues(bad, at, into), std::runtime_error);
+    bad = values;
+    bad.interfaceBou = DoublesView();
+    EXPECT_THROW(writeRankValues(bad, at, into), std::runtime_error);
+}
+
+//- The owner's check of rank 1's message and its coarse levels' coefficients at their places:
+//  each coarse level's terms of A and of A^T from that level's termStart[1]
+TEST(RankGroup, PlaceRankValues)
+{
+    const CombinedLevel c = twoRanks();
+    std::vector<double> bou1(3, -1), int1(3, -1);
+    // one coarse level: rank 0 with one term there, rank 1 with two
+    const std::vector<std::vector<int>> levelTermStart{c.termStart, {0, 1, 3}};
+    GroupValues into;
+    into.levelTermStart = &levelTermStart;
+    into.levelBou = {nullptr, bou1.data()};
+    into.levelInt = {nullptr, int1.data()};
+
+    const std::vector<double> rPsi{1, 2}, rSource{3, 4}, rUpper{5}, rBou{7}, rInt{8},
+        rLevel{9, 10, 11, 12};
+    RankValues values;
+    values.psi = viewOf(rPsi);
+    values.source = viewOf(rSource);
+    values.upper = viewOf(rUpper);
+    values.interfaceBou = viewOf(rBou);
+    values.interfaceInt = viewOf(rInt);
     values.levelCoeffs = viewOf(rLevel);
-    placeRankValues(values, 1, c, into);
-    EXPECT_EQ(psi, (std::vector<double>{-1, -1, 1, 2}));
-    EXPECT_EQ(source, (std::vector<double>{-1, -1, 3, 4}));
-    EXPECT_EQ(diag, (std::vector<double>(4, -1)));
-    EXPECT_EQ(upper, (std::vector<double>{-1, 5}));
-    EXPECT_EQ(lower, (std::vector<double>{-1, 6}));
-    EXPECT_EQ(bou, (std::vector<double>{-1, 7}));
-    EXPECT_EQ(intc, (std::vector<double>{-1, 8}));
+    std::vector<double> message;
+    packRankValues(values, message);
+    EXPECT_EQ(int(message.size()), maxRankValuesSize(1, into));
+    placeRankValues(unpackRankValues(message.data(), int(message.size())), 1, c, into);
     EXPECT_EQ(bou1, (std::vector<double>{-1, 9, 10}));
     EXPECT_EQ(int1, (std::vector<double>{-1, 11, 12}));
 
-    // a full message (diag and lower too) fills the owner's buffer for the rank exactly
-    const std::vector<double> rDiag{13, 14};
-    values.diag = viewOf(rDiag);
-    std::vector<double> message;
-    packRankValues(values, message);
-    EXPECT_EQ(int(message.size()), maxRankValuesSize(1, c, into));
-    placeRankValues(unpackRankValues(message.data(), int(message.size())), 1, c, into);
-    EXPECT_EQ(diag, (std::vector<double>{-1, -1, 13, 14}));
-
     // parts that are not the rank's: psi of rank 0's size is fine only for rank 0, coarse
-    // coefficients of the wrong count, a lower where the system has none, no such rank
+    // coefficients of the wrong count, no interface coefficients, no such rank
     RankValues bad = values;
     const std::vector<double> three{1, 2, 3};
     bad.psi = viewOf(three);
@@ -417,14 +441,12 @@ TEST(RankGroup, PlaceRankValues)
     bad.interfaceBou = DoublesView();
     EXPECT_THROW(placeRankValues(bad, 1, c, into), std::runtime_error);
     EXPECT_THROW(placeRankValues(values, 2, c, into), std::runtime_error);
-    GroupValues krylov = into;
-    krylov.levelTermStart = nullptr;
-    krylov.lower = nullptr;
+    // a Krylov group: no coarse coefficients
+    GroupValues krylov;
     EXPECT_THROW(placeRankValues(values, 1, c, krylov), std::runtime_error);
-    values.lower = DoublesView();
     values.levelCoeffs = DoublesView();
     EXPECT_NO_THROW(placeRankValues(values, 1, c, krylov));
-    EXPECT_EQ(maxRankValuesSize(1, c, krylov), 9 + 3*2 + 2*1 + 2*1);
+    EXPECT_EQ(maxRankValuesSize(1, krylov), 9);
 }
 
 //- A product reply through its doubles; a request where a reply was due fails

@@ -9,6 +9,7 @@
 
 #include "gpuLdu/gpuLdu.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -153,12 +154,17 @@ struct PartIndex
 PartIndex locatePart(const std::vector<int>& start, int index);
 
 // ---------------------------------------------------------------------------------------------
-// The messages of a solve between the group's owner and its other ranks. Each is one typed
-// message: a struct here, packed into one contiguous buffer of doubles (the one place that knows
-// its layout: group/groupMessages.cpp) that the OpenFOAM layer sends as one message. Every
-// message starts with its kind (a GroupRequestKind, or MessageKind's values and reply), so a
-// message read where another was due fails loudly instead of being taken for numbers.
-//   rank -> owner, once per solve:     RankValues (packRankValues / unpackRankValues)
+// The values and messages of a solve between the group's owner and its other ranks. The values
+// of the finest level (psi, source, the matrix, the interface coefficients) live in host memory
+// the group's processes share (SharedHostBuffer; layout: sharedValues): each rank writes its own
+// at its places (writeRankValues), in parallel with the others, and reads its psi back from there;
+// no MPI copy of them. The messages are one typed message each: a struct here, packed into one
+// contiguous buffer of doubles (the one place that knows its layout: group/groupMessages.cpp)
+// that the OpenFOAM layer sends as one message. Every message starts with its kind (a
+// GroupRequestKind, or MessageKind's values and reply), so a message read where another was due
+// fails loudly instead of being taken for numbers.
+//   rank -> owner, once per solve:     RankValues (packRankValues / unpackRankValues): the
+//                                      sizes of the parts written, GAMG's coarse coefficients
 //   owner -> rank, until done:         GroupRequest (encodeRequest / decodeRequest)
 //   rank -> owner, per product:        ProductReply (encodeReply / decodeReply)
 // ---------------------------------------------------------------------------------------------
@@ -173,9 +179,10 @@ struct DoublesView
     const double* end() const { return data + size; }
 };
 
-//- What a rank hands the group's owner for a solve, in its own numbering: one message. diag,
-//  upper and lower are left out (size 0) where the owner holds them from the rank's last solve
-//  bit for bit, lower also where the matrix is symmetric.
+//- What a rank hands the group's owner for a solve, in its own numbering. diag, upper and lower
+//  are left out (size 0) where the shared values hold them from the rank's last solve bit for
+//  bit, lower also where the matrix is symmetric. Unpacked on the owner, the finest level's parts
+//  have their sizes only (their values are at the rank's places of the shared values).
 struct RankValues
 {
     DoublesView psi;
@@ -192,18 +199,34 @@ struct RankValues
     DoublesView levelCoeffs;
 };
 
-//- The message of a rank's values: its kind and the parts' sizes, then the parts one after the
-//  other in RankValues' order. Written into message (its size the message's).
+//- The message of a rank's values: its kind, the parts' sizes in RankValues' order, then the
+//  coarse levels' coefficients. Written into message (its size the message's).
 void packRankValues(const RankValues& values, std::vector<double>& message);
 
-//- The values of a message of at most n doubles (views into it: a receive buffer may be longer
-//  than the message); throws std::runtime_error where it is not a rank's values
+//- The values of a message of n doubles (levelCoeffs a view into it, the other parts their sizes
+//  only); throws std::runtime_error where it is not a rank's values
 RankValues unpackRankValues(const double* message, int n);
+
+//- Where a rank's values go among the group's: its first cell, face and term on the combined
+//  finest level, and how many it has; for the whole group (the sizes of the shared values) every
+//  first is 0
+struct RankPlaces
+{
+    int cell = 0;
+    int nCells = 0;
+    int face = 0;
+    int nFaces = 0;
+    int term = 0;
+    int nTerms = 0;
+};
+
+//- Group rank r's places on the combined finest level; throws std::runtime_error for no such rank
+RankPlaces rankPlaces(const CombinedLevel& finest, int r);
 
 //- Where the owner keeps the group's values: the ranks' parts one after the other, at their
 //  places on the combined finest level (rowStart, faceStart, termStart) and, for GAMG, on each
 //  coarse level k >= 1 (levelTermStart[k]; levelBou[k] and levelInt[k] hold the ranks' terms of
-//  A and A^T there). lower may be null (no rank sends one: symmetric).
+//  A and A^T there).
 struct GroupValues
 {
     double* psi = nullptr;
@@ -220,9 +243,20 @@ struct GroupValues
     std::vector<double*> levelInt;
 };
 
-//- Group rank r's values into the owner's arrays at its places (finest: the combined level the
-//  Krylov system or the hierarchy's finest level is); throws std::runtime_error where a part's
-//  size is not the rank's (diag, upper, lower: the rank's or 0, not sent)
+//- The number of doubles of the group's shared values (group: the sizes of the whole group)
+std::size_t sharedValuesSize(const RankPlaces& group);
+
+//- The finest level's arrays in shared values of sharedValuesSize(group) doubles at base: psi,
+//  source, diag (cells), upper, lower (faces), interfaceBou, interfaceInt (terms), in this order
+GroupValues sharedValues(double* base, const RankPlaces& group);
+
+//- A rank's finest-level values into the shared values at its places (the parts of size 0 left
+//  as they are); throws std::runtime_error where a part's size is not the rank's
+void writeRankValues(const RankValues& values, const RankPlaces& at, GroupValues& into);
+
+//- The owner's check of group rank r's values message (every part's size the rank's; diag,
+//  upper, lower: the rank's or 0, not written) and its coarse levels' coefficients into the
+//  owner's arrays; throws std::runtime_error naming the part that does not fit
 void placeRankValues
 (
     const RankValues& values,
@@ -231,15 +265,15 @@ void placeRankValues
     GroupValues& into
 );
 
-//- The largest message of group rank r's values (the owner's receive buffer for it)
-int maxRankValuesSize(int r, const CombinedLevel& finest, const GroupValues& into);
+//- The largest values message of group rank r (the owner's receive buffer for it)
+int maxRankValuesSize(int r, const GroupValues& into);
 
 //- What the owner asks a rank of its group during a solve; a rank serves requests until done
 enum class GroupRequestKind
 {
     sum,        //!< hand value to OpenFOAM's sum reduce
     product,    //!< y -= a phase's interface terms of the rank's host patches; y comes back
-    done,       //!< the solve's result and the rank's psi
+    done,       //!< the solve's result (the rank's psi: at its places of the shared values)
     maximum     //!< hand value to OpenFOAM's max reduce
 };
 
@@ -272,22 +306,18 @@ struct GroupRequest
     std::vector<double> y;
     //- done: the solve's result (handOverSeconds: the owner's hand-over so far)
     SolveResult result;
-    //- done: the rank's psi (the owner's, encoded; a view into the message, decoded)
-    DoublesView psi;
 };
 
 //- The doubles a request travels as: kind, product, phase, then value (sum, maximum), x and y
-//  (product) or the result's fields and psi (done). Written into message (its size the
-//  request's).
+//  (product) or the result's fields (done). Written into message (its size the request's).
 void encodeRequest(const GroupRequest& request, std::vector<double>& message);
 
 //- The request of a message of n doubles; throws std::runtime_error where the message is not
 //  one (unknown kind, a product whose x and y differ in size)
 GroupRequest decodeRequest(const double* message, int n);
 
-//- The largest message of a request to a rank with nHostCells host interface cells and nCells
-//  cells
-int maxRequestSize(int nHostCells, int nCells);
+//- The largest message of a request to a rank with nHostCells host interface cells
+int maxRequestSize(int nHostCells);
 
 //- A rank's reply to a product request: y at its host interface cells, the phase's interface
 //  terms subtracted

@@ -144,6 +144,7 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
     patchPhase_ = couplingPlaces(places);
     nTerms_ = gpuLdu::systemTermCount(level, places);
     nHostCells_ = gpuLdu::hostInterfaceCells(level, places).size();
+    shareValues();
 }
 
 
@@ -196,14 +197,6 @@ bool Foam::gpuLduGroupSystem::combine
             " all on the host)" : "")
         << "; the ranks' addressing in " << receivedSeconds
         << " s, combined in " << secondsSince(start) << " s" << endl;
-
-    diag_ = gpuLdu::HostBuffer(executor_, nCells);
-    psi_ = gpuLdu::HostBuffer(executor_, nCells);
-    source_ = gpuLdu::HostBuffer(executor_, nCells);
-    upper_ = gpuLdu::HostBuffer(executor_, combined_.nFaces());
-    lower_ = gpuLdu::HostBuffer(executor_, combined_.nFaces());
-    coeffs_.resize(combined_.termStart.back());
-    intCoeffs_.resize(combined_.termStart.back());
 
     return combined_.onHost;
 }
@@ -267,15 +260,15 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
         gpuLdu::LduSystem& sys = *system();
         sys.setMatrix
         (
-            diag_.data(),
-            upper_.data(),
-            matrix.hasLower() ? lower_.data() : nullptr
+            values_.diag,
+            values_.upper,
+            matrix.hasLower() ? values_.lower : nullptr
         );
         sys.setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
         const ownerCoupling group(*this, &coupling, matrix.mesh().comm());
         return sys.solve
         (
-            method, psi_.data(), source_.data(), controls, preconditioner, group
+            method, values_.psi, values_.source, controls, preconditioner, group
         );
     };
     return solveTogether

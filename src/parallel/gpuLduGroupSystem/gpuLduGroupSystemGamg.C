@@ -228,9 +228,9 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveGamg
     {
         gamg_->setMatrix
         (
-            diag_.data(),
-            upper_.data(),
-            matrix.hasLower() ? lower_.data() : nullptr
+            values_.diag,
+            values_.upper,
+            matrix.hasLower() ? values_.lower : nullptr
         );
         gamg_->setDeviceCouplingCoeffs
         (
@@ -249,7 +249,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveGamg
             *this, nullptr, matrix.mesh().comm(), gamgLocalSums_
         );
         const std::vector<const gpuLdu::Coupling*> levels(nLevels, &group);
-        return gamg_->solve(psi_.data(), source_.data(), controls, gamg, levels);
+        return gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
     };
     return solveTogether
     (

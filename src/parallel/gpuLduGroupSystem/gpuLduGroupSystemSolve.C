@@ -48,49 +48,36 @@ void Foam::gpuLduGroupSystem::applyProduct
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
-Foam::label Foam::gpuLduGroupSystem::changedArrays(const lduMatrix& matrix)
+void Foam::gpuLduGroupSystem::changedArrays
+(
+    const lduMatrix& matrix,
+    gpuLdu::RankValues& mine
+) const
 {
-    const scalarField* arrays[3] =
+    // bit for bit: a value that compares equal but is not the same bits
+    // (-0 and 0) is written
+    const auto changed = [](const scalarField& v, const double* at)
     {
-        &matrix.diag(),
-        &matrix.upper(),
-        matrix.hasLower() ? &matrix.lower() : nullptr
+        gpuLdu::DoublesView view;
+        if (v.size() && std::memcmp(at, v.cdata(), v.byteSize()) != 0)
+        {
+            view.data = v.cdata();
+            view.size = v.size();
+        }
+        return view;
     };
-    label changed = 0;
-    for (label a = 0; a < 3; ++a)
+    mine.diag = changed(matrix.diag(), values_.diag + places_.cell);
+    mine.upper = changed(matrix.upper(), values_.upper + places_.face);
+    if (matrix.hasLower())
     {
-        if (!arrays[a])
-        {
-            continue;
-        }
-        const scalarField& v = *arrays[a];
-        std::vector<double>& held = held_[a];
-        // bit for bit: a value that compares equal but is not the same bits
-        // (-0 and 0) is sent
-        if
-        (
-            held.size() != std::size_t(v.size())
-         || (v.size() && std::memcmp(held.data(), v.cdata(), v.byteSize()) != 0)
-        )
-        {
-            held.assign(v.begin(), v.end());
-            changed |= (1 << a);
-        }
+        mine.lower = changed(matrix.lower(), values_.lower + places_.face);
     }
-    return changed;
 }
 
 
 gpuLdu::GroupValues Foam::gpuLduGroupSystem::groupValues(const bool gamg)
 {
-    gpuLdu::GroupValues into;
-    into.psi = psi_.data();
-    into.source = source_.data();
-    into.diag = diag_.data();
-    into.upper = upper_.data();
-    into.lower = lower_.data();
-    into.interfaceBou = coeffs_.data();
-    into.interfaceInt = intCoeffs_.data();
+    gpuLdu::GroupValues into = values_;
     if (gamg)
     {
         const label nLevels = gamgTermStart_.size();
@@ -134,8 +121,8 @@ void Foam::gpuLduGroupSystem::exchangeValues
         }
     }
 
-    // this rank's values; of diag, upper, lower only those the owner does not
-    // hold already
+    // this rank's values at its places of the shared values; of diag, upper,
+    // lower only those that differ from what is there
     const auto view = [](const double* p, const label n)
     {
         gpuLdu::DoublesView v;
@@ -143,29 +130,27 @@ void Foam::gpuLduGroupSystem::exchangeValues
         v.size = n;
         return v;
     };
-    const label changed = changedArrays(matrix);
     gpuLdu::RankValues mine;
     mine.psi = view(psi.cdata(), nCells_);
     mine.source = view(source.cdata(), nCells_);
-    if (changed & 1)
-    {
-        mine.diag = view(matrix.diag().cdata(), nCells_);
-    }
-    if (changed & 2)
-    {
-        mine.upper = view(matrix.upper().cdata(), nFaces_);
-    }
-    if (changed & 4)
-    {
-        mine.lower = view(matrix.lower().cdata(), nFaces_);
-    }
+    changedArrays(matrix, mine);
     mine.interfaceBou = view(bou.data(), nTerms_);
     mine.interfaceInt = view(intc.data(), nTerms_);
     if (levelCoeffs)
     {
         mine.levelCoeffs = view(levelCoeffs->data(), levelCoeffs->size());
     }
+    try
+    {
+        gpuLdu::writeRankValues(mine, places_, values_);
+    }
+    catch (const std::runtime_error& e)
+    {
+        FatalErrorInFunction
+            << e.what() << abort(FatalError);
+    }
 
+    // the message: which parts are written, GAMG's coarse coefficients
     if (!owner())
     {
         sendValues(mine);
@@ -176,8 +161,10 @@ void Foam::gpuLduGroupSystem::exchangeValues
     receiveValues(mine, into);
 
     // each device coupling term's coefficients from the ranks' terms
-    termCoeffs_ = gpuLdu::termCoefficients(combined_.termSource, coeffs_.data());
-    termIntCoeffs_ = gpuLdu::termCoefficients(combined_.termSource, intCoeffs_.data());
+    termCoeffs_ =
+        gpuLdu::termCoefficients(combined_.termSource, values_.interfaceBou);
+    termIntCoeffs_ =
+        gpuLdu::termCoefficients(combined_.termSource, values_.interfaceInt);
     if (levelCoeffs)
     {
         const label nLevels = gamgTermStart_.size();
@@ -201,7 +188,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
     scalarField& psi
 )
 {
-    std::vector<double> message(gpuLdu::maxRequestSize(nHostCells_, nCells_));
+    std::vector<double> message(gpuLdu::maxRequestSize(nHostCells_));
     const std::size_t m = nHostCells_;
     for (;;)
     {
@@ -252,15 +239,12 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
                 break;
             }
             case gpuLdu::GroupRequestKind::done:
-                if (request.psi.size != nCells_)
-                {
-                    FatalErrorInFunction
-                        << "psi of " << request.psi.size << " values from the"
-                        << " group's owner for " << nCells_ << " cells"
-                        << abort(FatalError);
-                }
-                std::copy(request.psi.begin(), request.psi.end(), psi.begin());
+            {
+                // psi at this rank's places of the shared values
+                const double* mine = values_.psi + places_.cell;
+                std::copy(mine, mine + nCells_, psi.begin());
                 return request.result;
+            }
         }
     }
 }
@@ -273,22 +257,19 @@ void Foam::gpuLduGroupSystem::finish
     scalarField& psi
 )
 {
-    // done, with the result and the rank's psi, to every rank at once
-    const label n = ranks_.size();
-    doneMessages_.resize(n);
+    // done, with the result, to every rank at once; each reads its psi from
+    // the shared values
     gpuLdu::GroupRequest done;
     done.kind = gpuLdu::GroupRequestKind::done;
     done.result = r;
     done.result.handOverSeconds = handOverSeconds;
-    const std::vector<int>& rowStart = combined_.rowStart;
-    for (label k = 1; k < n; ++k)
+    doneMessages_.resize(ranks_.size());
+    for (std::vector<double>& message : doneMessages_)
     {
-        done.psi.data = psi_.data() + rowStart[k];
-        done.psi.size = rowStart[k + 1] - rowStart[k];
-        gpuLdu::encodeRequest(done, doneMessages_[k]);
+        gpuLdu::encodeRequest(done, message);
     }
     sendToEach(doneMessages_);
-    std::copy(psi_.begin(), psi_.begin() + nCells_, psi.begin());
+    std::copy(values_.psi, values_.psi + nCells_, psi.begin());
 }
 
 

@@ -6,14 +6,15 @@ Description
     The transport of a group: its messages between the owner and the other
     ranks, on the group's communicator under one tag. A set-up: each rank's
     levels to the owner (writeSetup/readSetup), the owner's decision back
-    (agree). The messages of a solve (gpuLduGroupSystemSolve.C), one typed
-    message each, its doubles the core's (gpuLdu/rankGroup.hpp): each rank's
-    values to the owner (gpuLdu::RankValues: sendValues/receiveValues), the
-    owner's requests (gpuLdu::GroupRequest: sendMessage, or sendToEach for
-    done with each rank's psi; receiveMessage) that a rank serves until
-    done, and its replies to products (gpuLdu::ProductReply: sendReply/
-    receiveReply). Replacing MPI by another transport (the owner's device
-    buffers written by the ranks) is a change of this file.
+    (agree), the group's values in host memory its ranks share (shareValues:
+    the owner makes it, the others map it by its handle). The messages of a
+    solve (gpuLduGroupSystemSolve.C), one typed message each, its doubles the
+    core's (gpuLdu/rankGroup.hpp): each rank's values message to the owner
+    (gpuLdu::RankValues: sendValues/receiveValues; the values themselves
+    each rank writes into the shared values), the owner's requests
+    (gpuLdu::GroupRequest: sendMessage, or sendToEach for done;
+    receiveMessage) that a rank serves until done, and its replies to
+    products (gpuLdu::ProductReply: sendReply/receiveReply).
 
 \*---------------------------------------------------------------------------*/
 
@@ -192,6 +193,56 @@ void Foam::gpuLduGroupSystem::sendToEach
 }
 
 
+void Foam::gpuLduGroupSystem::shareValues()
+{
+    // The owner's message to each rank: the shared values' handle, the
+    // group's sizes and the rank's places
+    gpuLdu::RankPlaces group;
+    try
+    {
+        if (owner())
+        {
+            group.nCells = combined_.nCells();
+            group.nFaces = combined_.nFaces();
+            group.nTerms = combined_.termStart.back();
+            shared_ = gpuLdu::SharedHostBuffer
+            (
+                executor_, gpuLdu::sharedValuesSize(group)
+            );
+            places_ = gpuLdu::rankPlaces(combined_, 0);
+            for (label r = 1; r < ranks_.size(); ++r)
+            {
+                const gpuLdu::RankPlaces at = gpuLdu::rankPlaces(combined_, r);
+                OPstream to(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
+                to  << string(shared_.handle()) << group.nCells << group.nFaces
+                    << group.nTerms << at.cell << at.nCells << at.face
+                    << at.nFaces << at.term << at.nTerms;
+            }
+        }
+        else
+        {
+            IPstream from(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
+            string handle;
+            from
+                >> handle >> group.nCells >> group.nFaces >> group.nTerms
+                >> places_.cell >> places_.nCells >> places_.face
+                >> places_.nFaces >> places_.term >> places_.nTerms;
+            shared_ = gpuLdu::SharedHostBuffer
+            (
+                handle, gpuLdu::sharedValuesSize(group)
+            );
+        }
+    }
+    catch (const gpuLdu::Error& e)
+    {
+        FatalErrorInFunction
+            << "the values of the ranks " << ranks_ << " that share a device: "
+            << e.what() << abort(FatalError);
+    }
+    values_ = gpuLdu::sharedValues(shared_.data(), group);
+}
+
+
 void Foam::gpuLduGroupSystem::sendValues(const gpuLdu::RankValues& values)
 {
     gpuLdu::packRankValues(values, message_);
@@ -233,7 +284,7 @@ void Foam::gpuLduGroupSystem::receiveValues
     for (label r = 1; r < n; ++r)
     {
         std::vector<double>& buffer = valuesReceived_[r];
-        buffer.resize(gpuLdu::maxRankValuesSize(r, combined_, into));
+        buffer.resize(gpuLdu::maxRankValuesSize(r, into));
         UIPstream::read
         (
             UPstream::commsTypes::nonBlocking, r,
