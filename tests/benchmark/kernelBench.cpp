@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 using namespace gpuLdu;
 using namespace gpuLdu::test;
@@ -31,33 +33,64 @@ double medianMs(int reps, const F& f)
 
 using Vec = Bench::Vector<double>;
 
-void laplacian(int n, double bandwidth)
+//- The n^3 pressure-like Laplacian's timings, one table, step by step: the one-off set-up, the
+//  products, DIC's factor and apply, the vector steps of a PCG iteration, whole PCG+DIC solves
+class LaplacianBench
 {
-    const LduProblem p = poisson3D(n, n, n, 1, -1);
-    LduSystemImpl<Bench> sys(p.addressing());
-    sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-    const int rows = p.nCells;
-    const double nnz = rows + 2.0*p.nFaces();
-    const std::vector<double> xh = randomVector(rows, 2);
-    Vec x(xh.begin(), xh.end());
-    Vec y(rows);
-    auto& M = sys.preconditioners();
-
+    const int n_;
+    const double bandwidth_;
+    const LduProblem p_;
+    LduSystemImpl<Bench> sys_;
+    const int rows_;
+    const double nnz_;
+    Vec x_, y_;
     // bytes each must move at least once (fp64 values, int32 indices)
-    const double spmvBytes = nnz*(8 + 4) + rows*(8.0 + 8 + 4 + 4);
+    const double spmvBytes_;
     // per sweep: the packed terms' coefficients and columns (half the off-diagonals); per row rD,
     // in, out, out's notReady fill, the row and its count
-    const double sweepBytes = 0.5*(nnz - rows)*(8 + 4) + rows*(8.0*4 + 4*2);
-    auto row = [&](const char* what, double ms, double bytes)
+    const double sweepBytes_;
+
+public:
+    LaplacianBench(int n, double bandwidth)
+    :
+        n_(n),
+        bandwidth_(bandwidth),
+        p_(poisson3D(n, n, n, 1, -1)),
+        sys_(p_.addressing()),
+        rows_(p_.nCells),
+        nnz_(rows_ + 2.0*p_.nFaces()),
+        spmvBytes_(nnz_*(8 + 4) + rows_*(8.0 + 8 + 4 + 4)),
+        sweepBytes_(0.5*(nnz_ - rows_)*(8 + 4) + rows_*(8.0*4 + 4*2))
+    {
+        sys_.setMatrix(p_.diag.data(), p_.upperCoeffs.data(), nullptr);
+        const std::vector<double> xh = randomVector(rows_, 2);
+        x_ = Vec(xh.begin(), xh.end());
+        y_ = Vec(rows_);
+    }
+
+    void run()
+    {
+        std::printf("\n%d^3 Laplacian: %d rows, %.0f non-zeros, %d lower levels\n",
+                    n_, rows_, nnz_, sys_.preconditioners().lowerSchedule().nLevels());
+        setUp();
+        products();
+        dic();
+        pcgVectorSteps();
+        pcgSolves();
+    }
+
+private:
+    //- A row of the table: ms, the bandwidth of its bytes and its share of the copy's
+    void row(const char* what, double ms, double bytes) const
     {
         std::printf("%-44s %10.4f ms %8.2f GB/s %6.1f%% of copy\n", what, ms, bytes/(ms*1e-3)/1e9,
-                    100*bytes/(ms*1e-3)/1e12/bandwidth);
-    };
-    std::printf("\n%d^3 Laplacian: %d rows, %.0f non-zeros, %d lower levels\n",
-                n, rows, nnz, M.lowerSchedule().nLevels());
+                    100*bytes/(ms*1e-3)/1e12/bandwidth_);
+    }
+
+    //- The one-off set-up of a system (once per mesh), piece by piece
+    void setUp()
     {
-        // the one-off set-up of a system (once per mesh), piece by piece
-        const LduAddressingView a = p.addressing();
+        const LduAddressingView a = p_.addressing();
         const auto setUp = [&](const char* what, double ms)
         {
             std::printf("%-44s %10.4f ms\n", what, ms);
@@ -69,102 +102,123 @@ void laplacian(int n, double bandwidth)
         const HostLevelSchedule lowerHost = lowerLevelSchedule(a);
         setUp("set-up: one level schedule to the backend", medianMs(3, [&]() { LevelSchedule<Bench> s(lowerHost); }));
         setUp("set-up: preconditioners (schedules included)", medianMs(3, [&]() {
-            Preconditioners<Bench> s(sys.matrix(), a); s.dicDilu(); }));
+            Preconditioners<Bench> s(sys_.matrix(), a); s.dicDilu(); }));
     }
-    row("SpMV (A x)", medianMs(20, [&]() { sys.amul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
-    row("A^T x from gathered values (per product)", medianMs(20, [&]() { sys.tmul(ptr(y), ptr(x), Coupling()); }), spmvBytes);
+
+    //- A x, A^T x (and the gather of A^T's values it needs), the upload, the value check
+    void products()
     {
-        const auto& A = sys.matrix();
-        Vec valT(A.nnz());
-        row("gather of A^T's values (once per solve)", medianMs(20, [&]() {
-            forEach<Bench>(0, A.nnz(), detail::Gather<double>{ptr(A.transpose), ptr(A.val), ptr(valT)}); }),
-            nnz*(8 + 8 + 4));
+        row("SpMV (A x)", medianMs(20, [&]() { sys_.amul(ptr(y_), ptr(x_), Coupling()); }), spmvBytes_);
+        row("A^T x from gathered values (per product)", medianMs(20, [&]() { sys_.tmul(ptr(y_), ptr(x_), Coupling()); }),
+            spmvBytes_);
+        {
+            const auto& A = sys_.matrix();
+            Vec valT(A.nnz());
+            row("gather of A^T's values (once per solve)", medianMs(20, [&]() {
+                forEach<Bench>(0, A.nnz(), detail::Gather<double>{ptr(A.transpose), ptr(A.val), ptr(valT)}); }),
+                nnz_*(8 + 8 + 4));
+        }
+        row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {
+            sys_.setMatrix(p_.diag.data(), p_.upperCoeffs.data(), nullptr); }), nnz_*(8 + 8 + 4));
+        // once per solve, before iterating: every value of diag, upper, source and psi finite
+        row("value check (diag, upper, source, psi)", medianMs(20, [&]() { sys_.checkValues(); }),
+            8.0*(3*rows_ + p_.nFaces()));
     }
-    row("setMatrix (upload + permute to CSR)", medianMs(10, [&]() {
-        sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr); }), nnz*(8 + 8 + 4));
-    // once per solve, before iterating: every value of diag, upper, source and psi finite
-    row("value check (diag, upper, source, psi)", medianMs(20, [&]() { sys.checkValues(); }),
-        8.0*(3*rows + p.nFaces()));
-    M.setOneLaunchBlocks(0);
-    row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), nnz*(8 + 8 + 4) + rows*8.0);
-    row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    M.setOneLaunchBlocks(-1);
-    row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), nnz*(8 + 8 + 4) + rows*8.0);
-    // part of the factor above: the pivots' check, one reduction (the factor's quotients
-    // test their pivot too, quotientOrNaN)
-    // (its result kept: a volatile store, so that the host compiler cannot drop the reduction)
-    volatile int firstBad = 0;
-    row("pivot check (one reduction over the pivots)", medianMs(20, [&]() {
-        firstBad = firstBadPivot<Bench>(ptr(M.rD()), nullptr, rows); }), rows*8.0);
-    row("DIC apply, waits on values, default blocks", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    for (int blocks : {66, 100, 132, 264, 528})
+
+    //- DIC's factor and apply: one launch per level, one launch (waits on values) with several
+    //  block counts, the pivots' check, the row functors' widths, terms from the CSR matrix
+    void dic()
     {
-        M.setOneLaunchBlocks(blocks);
-        const std::string what = "DIC apply, waits on values, <= " + std::to_string(blocks) + " blocks";
-        row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
+        auto& M = sys_.preconditioners();
+        const double factorBytes = nnz_*(8 + 8 + 4) + rows_*8.0;
+        M.setOneLaunchBlocks(0);
+        row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), factorBytes);
+        row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
+        M.setOneLaunchBlocks(-1);
+        row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), factorBytes);
+        // part of the factor above: the pivots' check, one reduction (the factor's quotients
+        // test their pivot too, quotientOrNaN)
+        // (its result kept: a volatile store, so that the host compiler cannot drop the reduction)
+        volatile int firstBad = 0;
+        row("pivot check (one reduction over the pivots)", medianMs(20, [&]() {
+            firstBad = firstBadPivot<Bench>(ptr(M.rD()), nullptr, rows_); }), rows_*8.0);
+        row("DIC apply, waits on values, default blocks", medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
+        for (int blocks : {66, 100, 132, 264, 528})
+        {
+            M.setOneLaunchBlocks(blocks);
+            const std::string what = "DIC apply, waits on values, <= " + std::to_string(blocks) + " blocks";
+            row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
+        }
+        M.setOneLaunchBlocks(-1);
+        row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
+            M.setup(Preconditioner::named("DIC")); M.apply(ptr(y_), ptr(x_)); }), factorBytes + 2*sweepBytes_);
+        {
+            // the default picks the narrow row functors here (3 terms); the same sweeps by the wide
+            Vec mid(rows_);
+            const auto& dic = M.dicDilu();
+            row("DIC apply by 8-term row functors", medianMs(20, [&]() {
+                thrust::fill_n(Bench::policy(), ptr(mid), rows_, notReady());
+                M.lowerSchedule().sweep(dic.template forwardSweep<false, 8>(ptr(x_), ptr(mid)));
+                thrust::fill_n(Bench::policy(), ptr(y_), rows_, notReady());
+                M.upperSchedule().sweep(dic.template backwardSweep<false, 8>(ptr(mid), ptr(y_))); }), 2*sweepBytes_);
+        }
+        M.dicDilu().setPackedWidth(0);
+        row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
+        M.dicDilu().setPackedWidth(detail::SweepRowTerms::maxTerms);
     }
-    M.setOneLaunchBlocks(-1);
-    row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
-        M.setup(Preconditioner::named("DIC")); M.apply(ptr(y), ptr(x)); }), nnz*(8 + 8 + 4) + rows*8.0 + 2*sweepBytes);
+
+    //- The vector steps of one PCG iteration (Pcg.hpp), each with its reduction's transfer
+    void pcgVectorSteps()
     {
-        // the default picks the narrow row functors here (3 terms); the same sweeps by the wide
-        Vec mid(rows);
-        const auto& dic = M.dicDilu();
-        row("DIC apply by 8-term row functors", medianMs(20, [&]() {
-            thrust::fill_n(Bench::policy(), ptr(mid), rows, notReady());
-            M.lowerSchedule().sweep(dic.template forwardSweep<false, 8>(ptr(x), ptr(mid)));
-            thrust::fill_n(Bench::policy(), ptr(y), rows, notReady());
-            M.upperSchedule().sweep(dic.template backwardSweep<false, 8>(ptr(mid), ptr(y))); }), 2*sweepBytes);
-    }
-    M.dicDilu().setPackedWidth(0);
-    row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y), ptr(x)); }), 2*sweepBytes);
-    M.dicDilu().setPackedWidth(detail::SweepRowTerms::maxTerms);
-    {
-        // the vector steps of one PCG iteration (Pcg.hpp), each with its reduction's transfer
-        Vec w(x);
-        Vec q(x);
-        Vec z(rows, 0.0);
+        Vec w(x_);
+        Vec q(x_);
+        Vec z(rows_, 0.0);
         using S = detail::CgScalars;
-        auto& ws = sys.workspace();
+        auto& ws = sys_.workspace();
         ws.store(S::wArAEven, 1.0);
         ws.store(S::wArAOdd, 2.0);
         ws.store(S::wApA, 1e3);
         const Coupling serial;
-        const std::vector<int> onePart{0, rows};
+        const std::vector<int> onePart{0, rows_};
         DeviceScalars<Bench> sums(ws, serial, onePart);
         const S sc{sums.values(), S::wArA(0), 1.0};
         row("PCG: w.r (sum, result to the host)", medianMs(20, [&]() {
-            sums.gSum(detail::Dot{ptr(w), ptr(x)}); }), rows*16.0);
+            sums.gSum(detail::Dot{ptr(w), ptr(x_)}); }), rows_*16.0);
         row("PCG: w.r (sum kept on the device)", medianMs(20, [&]() {
-            sums.sumInto(detail::Dot{ptr(w), ptr(x)}, S::residualSum); }), rows*16.0);
+            sums.sumInto(detail::Dot{ptr(w), ptr(x_)}, S::residualSum); }), rows_*16.0);
         row("PCG: p = w + beta p", medianMs(20, [&]() {
-            forEach<Bench>(0, rows, detail::UpdateSearchDirection{ptr(w), ptr(q), sc, false}); }), rows*24.0);
+            forEach<Bench>(0, rows_, detail::UpdateSearchDirection{ptr(w), ptr(q), sc, false}); }), rows_*24.0);
         row("PCG: psi += a p, r -= a w, sum |r|", medianMs(20, [&]() {
-            sums.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y), sc}); }), rows*48.0);
+            sums.gSum(detail::UpdateSolutionAndResidual{ptr(q), ptr(w), ptr(z), ptr(y_), sc}); }), rows_*48.0);
     }
-    std::vector<double> psi(rows, 0.0);
-    const std::vector<double> b = referenceSource(p);
-    SolverControls c;
-    c.tolerance = 1e-6;
-    c.maxIter = 2000;
-    const SolveResult r = sys.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
-    std::printf("%-44s %10.4f ms per iteration (%d iterations, %.1f ms solve)\n", "PCG+DIC solve to 1e-6",
-                1e3*r.iterateSeconds/std::max(1, r.nIterations), r.nIterations,
-                1e3*(r.uploadSeconds + r.setupSeconds + r.iterateSeconds));
-    // the solve's own time per iteration holds its one-off work (initial residual, the first
-    // apply's packing, psi back to the host) too; a solve of 2N iterations less one of N does not
-    c.tolerance = 0;
-    const auto iterateMs = [&](int iterations)
+
+    //- A PCG+DIC solve to 1e-6, and the steady cost of an iteration
+    void pcgSolves()
     {
-        c.maxIter = iterations;
-        return medianMs(5, [&]() {
-            std::fill(psi.begin(), psi.end(), 0.0);
-            sys.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling()); });
-    };
-    const int steady = 100;
-    std::printf("%-44s %10.4f ms per iteration (solves of %d and %d iterations)\n", "PCG+DIC iteration, steady",
-                (iterateMs(2*steady) - iterateMs(steady))/steady, 2*steady, steady);
-}
+        std::vector<double> psi(rows_, 0.0);
+        const std::vector<double> b = referenceSource(p_);
+        SolverControls c;
+        c.tolerance = 1e-6;
+        c.maxIter = 2000;
+        const SolveResult r = sys_.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
+        std::printf("%-44s %10.4f ms per iteration (%d iterations, %.1f ms solve)\n", "PCG+DIC solve to 1e-6",
+                    1e3*r.iterateSeconds/std::max(1, r.nIterations), r.nIterations,
+                    1e3*(r.uploadSeconds + r.setupSeconds + r.iterateSeconds));
+        // the solve's own time per iteration holds its one-off work (initial residual, the first
+        // apply's packing, psi back to the host) too; a solve of 2N iterations less one of N does not
+        c.tolerance = 0;
+        const auto iterateMs = [&](int iterations)
+        {
+            c.maxIter = iterations;
+            return medianMs(5, [&]() {
+                std::fill(psi.begin(), psi.end(), 0.0);
+                sys_.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling()); });
+        };
+        const int steady = 100;
+        std::printf("%-44s %10.4f ms per iteration (solves of %d and %d iterations)\n", "PCG+DIC iteration, steady",
+                    (iterateMs(2*steady) - iterateMs(steady))/steady, 2*steady, steady);
+    }
+};
 
 void diluVersusIlu0(const std::string& dataDir)
 {
@@ -212,7 +266,7 @@ int main(int argc, char** argv)
         const double bandwidth = bench::copyBandwidth<Bench>();
         std::printf("gpuLduBench, %s backend: device copy bandwidth %.2f TB/s (read + write)\n",
                     Bench::executor == Executor::gpu ? "gpu" : "cpu", bandwidth);
-        laplacian(n, bandwidth);
+        LaplacianBench(n, bandwidth).run();
         diluVersusIlu0(dataDir);
     }
     catch (const std::exception& e)

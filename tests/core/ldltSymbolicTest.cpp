@@ -131,11 +131,9 @@ std::vector<std::vector<int>> denseStructure(int n, const std::vector<std::pair<
     return l;
 }
 
-//- Everything analyseLdlt returns, against the dense elimination in its own permutation
-void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, const SymbolicLdlt& s, bool relax)
+//- A permutation and its inverse
+void expectPermutation(int n, const SymbolicLdlt& s)
 {
-    ASSERT_EQ(s.n, n);
-    // a permutation and its inverse
     std::vector<int> sorted = s.perm;
     std::sort(sorted.begin(), sorted.end());
     for (int i = 0; i < n; ++i)
@@ -143,9 +141,11 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
         ASSERT_EQ(sorted[i], i);
         ASSERT_EQ(s.inverse[s.perm[i]], i);
     }
-    const std::vector<std::vector<int>> l = denseStructure(n, entries, s.perm);
+}
 
-    // the tree, the column counts, nnz(L) and the flops
+//- The tree, the column counts, nnz(L) and the flops of L's structure l
+void expectTreeAndCounts(int n, const SymbolicLdlt& s, const std::vector<std::vector<int>>& l)
+{
     long nnz = n;
     double flops = 0;
     for (int j = 0; j < n; ++j)
@@ -157,8 +157,11 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
     }
     EXPECT_EQ(s.nnzL, nnz);
     EXPECT_EQ(s.flops, flops);
+}
 
-    // a postorder: the subtree of j is the columns j - size(j) + 1 .. j
+//- A postorder: the subtree of j is the columns j - size(j) + 1 .. j
+void expectPostorder(int n, const SymbolicLdlt& s)
+{
     std::vector<int> size(n, 1);
     for (int j = 0; j < n; ++j)
     {
@@ -179,81 +182,91 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
             EXPECT_EQ(a, j) << "column " << i << " is not in the subtree of " << j;
         }
     }
+}
 
-    // the supernodes: chains of the tree whose rows hold every column's structure (exactly
-    // without relaxation, where consecutive supernodes could not have been one)
-    const int ns = s.nSupernodes();
-    ASSERT_EQ(s.superFirst.front(), 0);
-    ASSERT_EQ(s.superFirst.back(), n);
-    for (int sn = 0; sn < ns; ++sn)
+//- Supernode sn's rows hold every column's structure (exactly without relaxation, where
+//  consecutive supernodes could not have been one), its columns a chain of the tree
+void expectSupernodeStructure(const SymbolicLdlt& s, const std::vector<std::vector<int>>& l, int sn, bool relax)
+{
+    const int f = s.superFirst[sn], last = s.superFirst[sn + 1] - 1;
+    ASSERT_LE(f, last);
+    const std::vector<int> rows(s.superRows.begin() + s.superRowStart[sn], s.superRows.begin() + s.superRowStart[sn + 1]);
+    ASSERT_GE(int(rows.size()), last - f + 1);
+    for (int c = 0; c <= last - f; ++c)
     {
-        const int f = s.superFirst[sn], last = s.superFirst[sn + 1] - 1;
-        ASSERT_LE(f, last);
-        const std::vector<int> rows(s.superRows.begin() + s.superRowStart[sn], s.superRows.begin() + s.superRowStart[sn + 1]);
-        ASSERT_GE(int(rows.size()), last - f + 1);
-        for (int c = 0; c <= last - f; ++c)
+        EXPECT_EQ(rows[c], f + c);
+    }
+    for (std::size_t i = 1; i < rows.size(); ++i)
+    {
+        EXPECT_LT(rows[i - 1], rows[i]);
+    }
+    EXPECT_EQ(int(rows.size()) - (last - f + 1), s.colCount[last]);
+    for (int j = f; j <= last; ++j)
+    {
+        EXPECT_EQ(s.superOf[j], sn);
+        if (j < last && !relax)
         {
-            EXPECT_EQ(rows[c], f + c);
+            EXPECT_EQ(s.parent[j], j + 1);
         }
-        for (std::size_t i = 1; i < rows.size(); ++i)
+        if (j < last && relax)   // a merged child may hang below any column of its parent
         {
-            EXPECT_LT(rows[i - 1], rows[i]);
+            EXPECT_GT(s.parent[j], j);
+            EXPECT_LE(s.parent[j], last);
         }
-        EXPECT_EQ(int(rows.size()) - (last - f + 1), s.colCount[last]);
-        for (int j = f; j <= last; ++j)
+        std::vector<int> below;
+        for (const int r : rows)
         {
-            EXPECT_EQ(s.superOf[j], sn);
-            if (j < last && !relax)
+            if (r > j)
             {
-                EXPECT_EQ(s.parent[j], j + 1);
-            }
-            if (j < last && relax)   // a merged child may hang below any column of its parent
-            {
-                EXPECT_GT(s.parent[j], j);
-                EXPECT_LE(s.parent[j], last);
-            }
-            std::vector<int> below;
-            for (const int r : rows)
-            {
-                if (r > j)
-                {
-                    below.push_back(r);
-                }
-            }
-            if (relax)
-            {
-                EXPECT_TRUE(std::includes(below.begin(), below.end(), l[j].begin(), l[j].end())) << "column " << j;
-            }
-            else
-            {
-                EXPECT_EQ(below, l[j]) << "column " << j;
+                below.push_back(r);
             }
         }
-        if (!relax && sn + 1 < ns)
+        if (relax)
         {
-            EXPECT_FALSE(s.parent[last] == last + 1 && s.colCount[last] == s.colCount[last + 1] + 1)
-                << "supernodes " << sn << " and " << sn + 1 << " are one";
+            EXPECT_TRUE(std::includes(below.begin(), below.end(), l[j].begin(), l[j].end())) << "column " << j;
         }
-        const int p = s.superParent[sn];
-        EXPECT_EQ(p, s.parent[last] < 0 ? -1 : s.superOf[s.parent[last]]);
-        for (std::size_t t = last - f + 1; p >= 0 && t < rows.size(); ++t)
+        else
         {
-            const int r = s.relIndex[s.superRowStart[sn] + long(t)];
-            ASSERT_GE(r, 0);
-            EXPECT_EQ(s.superRows[s.superRowStart[p] + r], rows[t]);
-        }
-        const long m = long(rows.size()), k = last - f + 1;
-        EXPECT_EQ(s.valueStart[sn + 1] - s.valueStart[sn], m*k);
-        EXPECT_GE(s.updateStart[sn], 0);
-        EXPECT_LE(s.updateStart[sn] + (m - k)*(m - k), s.updateArena);
-        EXPECT_EQ(s.vectorStart[sn + 1] - s.vectorStart[sn], m - k);
-        for (int q = s.childStart[sn]; q < s.childStart[sn + 1]; ++q)
-        {
-            EXPECT_EQ(s.superParent[s.children[q]], sn);
+            EXPECT_EQ(below, l[j]) << "column " << j;
         }
     }
+    if (!relax && sn + 1 < s.nSupernodes())
+    {
+        EXPECT_FALSE(s.parent[last] == last + 1 && s.colCount[last] == s.colCount[last + 1] + 1)
+            << "supernodes " << sn << " and " << sn + 1 << " are one";
+    }
+}
 
-    // the levels of the supernodal tree: a supernode is one above its highest child
+//- Supernode sn's place in the supernodal tree (its parent, its rows' indices in the parent's,
+//  its children) and its storage (values, update matrix, vector part)
+void expectSupernodeStorage(const SymbolicLdlt& s, int sn)
+{
+    const int f = s.superFirst[sn], last = s.superFirst[sn + 1] - 1;
+    const std::vector<int> rows(s.superRows.begin() + s.superRowStart[sn], s.superRows.begin() + s.superRowStart[sn + 1]);
+    const int p = s.superParent[sn];
+    EXPECT_EQ(p, s.parent[last] < 0 ? -1 : s.superOf[s.parent[last]]);
+    for (std::size_t t = last - f + 1; p >= 0 && t < rows.size(); ++t)
+    {
+        const int r = s.relIndex[s.superRowStart[sn] + long(t)];
+        ASSERT_GE(r, 0);
+        EXPECT_EQ(s.superRows[s.superRowStart[p] + r], rows[t]);
+    }
+    const long m = long(rows.size()), k = last - f + 1;
+    EXPECT_EQ(s.valueStart[sn + 1] - s.valueStart[sn], m*k);
+    EXPECT_GE(s.updateStart[sn], 0);
+    EXPECT_LE(s.updateStart[sn] + (m - k)*(m - k), s.updateArena);
+    EXPECT_EQ(s.vectorStart[sn + 1] - s.vectorStart[sn], m - k);
+    for (int q = s.childStart[sn]; q < s.childStart[sn + 1]; ++q)
+    {
+        EXPECT_EQ(s.superParent[s.children[q]], sn);
+    }
+}
+
+//- The levels of the supernodal tree: a supernode is one above its highest child; returns each
+//  supernode's level
+std::vector<int> expectLevels(const SymbolicLdlt& s)
+{
+    const int ns = s.nSupernodes();
     std::vector<int> level(ns, -1), highestChild(ns, -1);
     for (int lv = 0; lv < s.nLevels(); ++lv)
     {
@@ -274,8 +287,13 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
     {
         EXPECT_EQ(level[sn], highestChild[sn] + 1) << "supernode " << sn;
     }
+    return level;
+}
 
-    // update matrices alive together (from their level to their parent's) do not overlap
+//- Update matrices alive together (from their level to their parent's) do not overlap
+void expectUpdatesApart(const SymbolicLdlt& s, const std::vector<int>& level)
+{
+    const int ns = s.nSupernodes();
     const auto life = [&](int sn)
     {
         return std::make_pair(level[sn], s.superParent[sn] < 0 ? level[sn] : level[s.superParent[sn]]);
@@ -294,6 +312,24 @@ void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, cons
                 << "update matrices of supernodes " << x << " and " << y << " overlap";
         }
     }
+}
+
+//- Everything analyseLdlt returns, against the dense elimination in its own permutation
+void expectSymbolic(int n, const std::vector<std::pair<int, int>>& entries, const SymbolicLdlt& s, bool relax)
+{
+    ASSERT_EQ(s.n, n);
+    ASSERT_NO_FATAL_FAILURE(expectPermutation(n, s));
+    const std::vector<std::vector<int>> l = denseStructure(n, entries, s.perm);
+    expectTreeAndCounts(n, s, l);
+    expectPostorder(n, s);
+    ASSERT_EQ(s.superFirst.front(), 0);
+    ASSERT_EQ(s.superFirst.back(), n);
+    for (int sn = 0; sn < s.nSupernodes(); ++sn)
+    {
+        ASSERT_NO_FATAL_FAILURE(expectSupernodeStructure(s, l, sn, relax));
+        ASSERT_NO_FATAL_FAILURE(expectSupernodeStorage(s, sn));
+    }
+    expectUpdatesApart(s, expectLevels(s));
 }
 
 //- The distinct off-diagonal pairs {i, j} of a list of entries

@@ -6,7 +6,7 @@
 // are OpenFOAM's run-time tables', the others' in list order. Where an entry carries behaviour
 // (a loop, a storage), every entry of the list is run on both backends.
 
-#include "testSupport.hpp"
+#include "referenceKrylov.hpp"
 
 #include "direct/OrderingList.hpp"
 #include "krylov/LduSystemImpl.hpp"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The sequential references: OpenFOAM v1912's own face loops for Amul, normFactor, DIC and PCG
-// (src/OpenFOAM/matrices/lduMatrix/lduMatrix/lduMatrixATmul.C, lduMatrixSolver.C,
-// preconditioners/DICPreconditioner/DICPreconditioner.C, solvers/PCG/PCG.C), written out plainly.
+// The sequential references: OpenFOAM v1912's own face loops for Amul, normFactor and its
+// preconditioners (src/OpenFOAM/matrices/lduMatrix/lduMatrix/lduMatrixATmul.C,
+// lduMatrixSolver.C, preconditioners/DICPreconditioner/DICPreconditioner.C, ...), written out
+// plainly; the Krylov loops on them are referenceKrylov.hpp's.
 
 #ifndef GPULDU_TESTSUPPORT_HPP
 #define GPULDU_TESTSUPPORT_HPP
@@ -58,6 +59,30 @@ inline std::vector<double> referenceTmul(const LduProblem& p, const std::vector<
     t.upperCoeffs = p.lowerOrUpper();
     t.lowerCoeffs = p.upperCoeffs;
     return referenceAmul(t, x);
+}
+
+//- The interface terms of a test problem as DeviceCouplings: rows ascending, each row's terms
+//  in the problem's order (as ProblemCoupling applies them); their coefficients in coeffs
+inline DeviceCouplings deviceCouplings(const LduProblem& p, std::vector<double>& coeffs)
+{
+    std::map<int, std::vector<std::size_t>> termsOf;
+    for (std::size_t k = 0; k < p.ifCell.size(); ++k)
+    {
+        termsOf[p.ifCell[k]].push_back(k);
+    }
+    DeviceCouplings c;
+    coeffs.clear();
+    for (const auto& [row, terms] : termsOf)
+    {
+        c.rows.push_back(row);
+        for (const std::size_t k : terms)
+        {
+            c.cols.push_back(p.ifNbr[k]);
+            coeffs.push_back(p.ifCoeff[k]);
+        }
+        c.start.push_back(int(c.cols.size()));
+    }
+    return c;
 }
 
 //- OpenFOAM's preconditioners as written in its sources (face loops, losort order), and a
@@ -310,209 +335,6 @@ inline double referenceNormFactor(
         normFactor += std::abs(Apsi[i] - sumA[i]*xRef) + std::abs(source[i] - sumA[i]*xRef);
     }
     return normFactor + 1e-20;
-}
-
-//- OpenFOAM's PCG, PBiCG or PBiCGStab::solve (serial), as written in v1912. The controls'
-//  release choices: normalised = false is ESI's "norm none" (normFactor 1 throughout);
-//  halfStepCountsItself = true is the Foundation's (12+) PBiCGStab, whose half step counts the
-//  iteration before its minIter test and whose loop test does not count again. residuals, where
-//  given, gets every residual the loop computes, in order (PBiCGStab: half step, full step).
-inline SolveResult referenceSolve(
-    KrylovMethod method, const LduProblem& p, std::vector<double>& psi,
-    const std::vector<double>& source, const SolverControls& c, Preconditioner type,
-    std::vector<double>* residuals = nullptr)
-{
-    const int n = p.nCells;
-    SolveResult res;
-    std::vector<double> wA = referenceAmul(p, psi);
-    std::vector<double> rA(n);
-    for (int i = 0; i < n; ++i)
-    {
-        rA[i] = source[i] - wA[i];
-    }
-    const double normFactor = c.normalised ? referenceNormFactor(p, psi, wA, source) : 1.0;
-    const auto record = [&]()
-    {
-        if (residuals)
-        {
-            residuals->push_back(res.finalResidual);
-        }
-    };
-    res.initialResidual = res.finalResidual = sumMag(rA)/normFactor;
-    res.converged = isConverged(res.finalResidual, res.initialResidual, c);
-    if (!(c.minIter > 0 || !res.converged))
-    {
-        return res;
-    }
-    const ReferencePreconditioner M(p, type);
-    auto loopCondition = [&]()
-    {
-        return (++res.nIterations < c.maxIter
-                && !(res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
-            || res.nIterations < c.minIter;
-    };
-    // the Foundation's PBiCGStab loop test (solverPerf.nIterations() < maxIter_, no increment):
-    // its half step has counted the iteration
-    auto foundationLoopCondition = [&]()
-    {
-        return (res.nIterations < c.maxIter
-                && !(res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
-            || res.nIterations < c.minIter;
-    };
-    std::vector<double> pA(n);
-    if (method == KrylovMethod::named("PCG"))
-    {
-        double wArA = 1e20;
-        do
-        {
-            const double wArAold = wArA;
-            wA = M.apply(rA);
-            wArA = sumProd(wA, rA);
-            for (int i = 0; i < n; ++i)
-            {
-                pA[i] = res.nIterations == 0 ? wA[i] : wA[i] + (wArA/wArAold)*pA[i];
-            }
-            wA = referenceAmul(p, pA);
-            const double wApA = sumProd(wA, pA);
-            if (std::abs(wApA)/normFactor < 1e-300)
-            {
-                res.singular = true;
-                break;
-            }
-            const double alpha = wArA/wApA;
-            for (int i = 0; i < n; ++i)
-            {
-                psi[i] += alpha*pA[i];
-                rA[i] -= alpha*wA[i];
-            }
-            res.finalResidual = sumMag(rA)/normFactor;
-            record();
-        } while (loopCondition());
-    }
-    else if (method == KrylovMethod::named("PBiCG"))
-    {
-        std::vector<double> pT(n, 0.0);
-        std::vector<double> wT = referenceTmul(p, psi);
-        std::vector<double> rT(n);
-        for (int i = 0; i < n; ++i)
-        {
-            rT[i] = source[i] - wT[i];
-        }
-        double wArT = 0;
-        do
-        {
-            const double wArTold = wArT;
-            wA = M.apply(rA);
-            wT = M.apply(rT, true);
-            wArT = sumProd(wA, rT);
-            for (int i = 0; i < n; ++i)
-            {
-                pA[i] = res.nIterations == 0 ? wA[i] : wA[i] + (wArT/wArTold)*pA[i];
-                pT[i] = res.nIterations == 0 ? wT[i] : wT[i] + (wArT/wArTold)*pT[i];
-            }
-            wA = referenceAmul(p, pA);
-            wT = referenceTmul(p, pT);
-            const double wApT = sumProd(wA, pT);
-            if (std::abs(wApT)/normFactor < 1e-300)
-            {
-                res.singular = true;
-                break;
-            }
-            const double alpha = wArT/wApT;
-            for (int i = 0; i < n; ++i)
-            {
-                psi[i] += alpha*pA[i];
-                rA[i] -= alpha*wA[i];
-                rT[i] -= alpha*wT[i];
-            }
-            res.finalResidual = sumMag(rA)/normFactor;
-            record();
-        } while (loopCondition());
-    }
-    else
-    {
-        std::vector<double> yA, AyA(n), sA(n), zA, tA;
-        const std::vector<double> rA0(rA);
-        double rA0rA = 0;
-        double alpha = 0;
-        double omega = 0;
-        do
-        {
-            const double rA0rAold = rA0rA;
-            rA0rA = sumProd(rA0, rA);
-            if (std::abs(rA0rA) < 1e-300)
-            {
-                res.singular = true;
-                break;
-            }
-            if (res.nIterations == 0)
-            {
-                pA = rA;
-            }
-            else
-            {
-                if (std::abs(omega) < 1e-300)
-                {
-                    res.singular = true;
-                    break;
-                }
-                const double beta = (rA0rA/rA0rAold)*(alpha/omega);
-                for (int i = 0; i < n; ++i)
-                {
-                    pA[i] = rA[i] + beta*(pA[i] - omega*AyA[i]);
-                }
-            }
-            yA = M.apply(pA);
-            AyA = referenceAmul(p, yA);
-            alpha = rA0rA/sumProd(rA0, AyA);
-            for (int i = 0; i < n; ++i)
-            {
-                sA[i] = rA[i] - alpha*AyA[i];
-            }
-            res.finalResidual = sumMag(sA)/normFactor;
-            record();
-            if (c.halfStepCountsItself)
-            {
-                // Foundation 12+: ++solverPerf.nIterations() >= minIter_ && checkConvergence
-                if (++res.nIterations >= c.minIter
-                 && (res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
-                {
-                    for (int i = 0; i < n; ++i)
-                    {
-                        psi[i] += alpha*yA[i];
-                    }
-                    return res;
-                }
-            }
-            else if (res.nIterations >= c.minIter
-                  && (res.converged = isConverged(res.finalResidual, res.initialResidual, c)))
-            {
-                // v1912, ESI: the iterations before this one tested, this one counted on exit
-                for (int i = 0; i < n; ++i)
-                {
-                    psi[i] += alpha*yA[i];
-                }
-                res.nIterations++;
-                return res;
-            }
-            zA = M.apply(sA);
-            tA = referenceAmul(p, zA);
-            double tAtA = 0;
-            for (double t : tA)
-            {
-                tAtA += t*t;
-            }
-            omega = sumProd(tA, sA)/tAtA;
-            for (int i = 0; i < n; ++i)
-            {
-                psi[i] += alpha*yA[i] + omega*zA[i];
-                rA[i] = sA[i] - omega*tA[i];
-            }
-            res.finalResidual = sumMag(rA)/normFactor;
-            record();
-        } while (c.halfStepCountsItself ? foundationLoopCondition() : loopCondition());
-    }
-    return res;
 }
 
 } // namespace gpuLdu::test

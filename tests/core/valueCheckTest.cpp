@@ -7,7 +7,7 @@
 // FE_OVERFLOW): a check that computed with the value would stop the test with SIGFPE.
 // Also the keyword suggestion of the OpenFOAM layer's warnings (editDistance, closestKeyword).
 
-#include "testSupport.hpp"
+#include "referenceKrylov.hpp"
 
 #include <cfenv>
 #include <cmath>

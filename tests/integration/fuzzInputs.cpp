@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -177,242 +178,299 @@ const std::vector<std::string> bannerWords{
     "%%MatrixMarket", "matrix", "vector", "coordinate", "array", "real", "integer", "complex", "pattern",
     "general", "symmetric", "hermitian", "skew-symmetric", "%%matrixmarket", ""};
 
-//- One mutation of the text; returns its name
+// The mutations, one function per kind: those of the text's bytes, then those of its lines (a
+// Matrix Market text as Lines: the size line, the entries). Their draws from random are taken
+// in the order written, so that a seed keeps giving the same files.
+
+//- Position of an insertion or a cut: 0 .. text.size()
+std::size_t position(const std::string& text, Random& random)
+{
+    return text.empty() ? 0 : random.below(text.size() + 1);
+}
+
+//- A byte replaced: half the time by any byte, else by one of a number's or a line's
+void flipByte(std::string& text, Random& random)
+{
+    if (!text.empty())
+    {
+        const std::string palette(std::string("0123456789 .-+eE\n\t%\r", 21) + '\0');
+        const std::size_t p = random.below(text.size());
+        text[p] = random.below(2) ? char(random.below(256)) : palette[random.below(palette.size())];
+    }
+}
+
+void truncateText(std::string& text, Random& random)
+{
+    text.resize(position(text, random));
+}
+
+void insertNul(std::string& text, Random& random)
+{
+    text.insert(position(text, random), 1, '\0');
+}
+
+//- A control byte (1 to 31, or DEL) inserted
+void insertControlByte(std::string& text, Random& random)
+{
+    const char control = char(random.below(4) == 0 ? 0x7f : 1 + random.below(31));
+    text.insert(position(text, random), 1, control);
+}
+
+//- A value of an entry replaced by an odd one (oddValues)
+void oddValue(Lines& m, Random& random)
+{
+    if (m.hasEntries())
+    {
+        const std::size_t entry = m.randomEntry(random);
+        std::vector<std::string> w = words(m.lines[entry]);
+        if (w.size() >= 3)
+        {
+            w[2 + random.below(w.size() - 2)] = random.pick(oddValues);
+            m.lines[entry] = joinWords(w);
+        }
+    }
+}
+
+//- A line of up to 200000 characters inserted: a comment, an entry, leading blanks or garbage
+void longLine(Lines& m, Random& random)
+{
+    const std::size_t length = 1 + random.below(200000);
+    const std::size_t choice = random.below(4);
+    const std::string line =
+        choice == 0 ? "%" + std::string(length, 'c')
+      : choice == 1 ? "1 1 " + std::string(length, '7')
+      : choice == 2 ? std::string(length, ' ') + "1 1 1"
+      : std::string(length, 'x');
+    m.lines.insert(m.lines.begin() + std::ptrdiff_t(random.below(m.lines.size() + 1)), line);
+}
+
+//- An entry repeated one to five times among the entries
+void duplicateLines(Lines& m, Random& random)
+{
+    if (!m.hasEntries())
+    {
+        return;
+    }
+    const std::string copy = m.lines[m.randomEntry(random)];
+    const std::size_t copies = 1 + random.below(5);
+    for (std::size_t c = 0; c < copies; ++c)
+    {
+        m.lines.insert(m.lines.begin() + std::ptrdiff_t(m.size + 1 + random.below(m.lines.size() - m.size)), copy);
+    }
+    // half the time the size line counts them: duplicates summed, not a count error
+    if (random.below(2))
+    {
+        m.editSize([copies](std::vector<std::string>& w)
+        {
+            if (w.size() == 3)
+            {
+                w[2] = std::to_string(std::atol(w[2].c_str()) + long(copies));
+            }
+        });
+    }
+}
+
+//- The size line with a word dropped, a word added, or odd sizes (oddSizes)
+void sizeLine(Lines& m, Random& random)
+{
+    m.editSize([&random](std::vector<std::string>& w)
+    {
+        const std::size_t choice = random.below(8);
+        if (choice == 0 && !w.empty())
+        {
+            w.pop_back();
+        }
+        else if (choice == 1)
+        {
+            w.push_back(random.pick(oddSizes));
+        }
+        else if (w.size() == 3)
+        {
+            // mostly rows and columns together (the square check passes), else the
+            // entries, else one of the three
+            const std::string value = random.pick(oddSizes);
+            if (choice < 5)
+            {
+                w[0] = w[1] = value;
+            }
+            else
+            {
+                w[choice == 5 ? 2 : random.below(3)] = value;
+            }
+        }
+    });
+}
+
+void deleteLine(Lines& m, Random& random)
+{
+    if (!m.lines.empty())
+    {
+        m.lines.erase(m.lines.begin() + std::ptrdiff_t(random.below(m.lines.size())));
+    }
+}
+
+//- A row or column index of an entry replaced by an odd one (oddIndices)
+void oddIndex(Lines& m, Random& random)
+{
+    if (m.hasEntries())
+    {
+        const std::size_t entry = m.randomEntry(random);
+        std::vector<std::string> w = words(m.lines[entry]);
+        if (w.size() >= 2)
+        {
+            w[random.below(2)] = random.pick(oddIndices);
+            m.lines[entry] = joinWords(w);
+        }
+    }
+}
+
+//- A word of the banner replaced (bannerWords)
+void bannerWord(Lines& m, Random& random)
+{
+    if (!m.lines.empty())
+    {
+        std::vector<std::string> w = words(m.lines[0]);
+        if (!w.empty())
+        {
+            w[random.below(w.size())] = random.pick(bannerWords);
+            m.lines[0] = joinWords(w);
+        }
+    }
+}
+
+void swapLines(Lines& m, Random& random)
+{
+    if (m.lines.size() >= 2)
+    {
+        std::swap(m.lines[random.below(m.lines.size())], m.lines[random.below(m.lines.size())]);
+    }
+}
+
+//- A row's values all zero: a matrix with a zero row, structurally complete
+void zeroRow(Lines& m, Random& random)
+{
+    const std::vector<std::string> picked = m.hasEntries() ? words(m.lines[m.randomEntry(random)])
+                                                          : std::vector<std::string>();
+    if (picked.empty())
+    {
+        return;
+    }
+    const std::string& row = picked.front();
+    for (std::size_t l = m.size + 1; l < m.lines.size(); ++l)
+    {
+        std::vector<std::string> w = words(m.lines[l]);
+        if (w.size() >= 3 && (w[0] == row || w[1] == row))
+        {
+            for (std::size_t v = 2; v < w.size(); ++v)
+            {
+                w[v] = "0";
+            }
+            m.lines[l] = joinWords(w);
+        }
+    }
+}
+
+//- Every value scaled towards the ends of double (some beyond them: inf, 0)
+void scaleValues(Lines& m, Random& random)
+{
+    const double scale = random.pick(std::vector<double>{1e300, 1e-300, 1e150, 1e-150, 1e308});
+    for (std::size_t l = m.size + 1; l < m.lines.size(); ++l)
+    {
+        std::vector<std::string> w = words(m.lines[l]);
+        for (std::size_t v = 2; v < w.size(); ++v)
+        {
+            char value[40];
+            std::snprintf(value, sizeof value, "%.17g", std::atof(w[v].c_str())*scale);
+            w[v] = value;
+        }
+        m.lines[l] = joinWords(w);
+    }
+}
+
+//- Entries removed (each with probability 1/3), the count kept right: a valid file, maybe with
+//  empty rows
+void removeEntries(Lines& m, Random& random)
+{
+    std::size_t removed = 0;
+    for (std::size_t l = m.lines.size(); l-- > m.size + 1; )
+    {
+        if (random.below(3) == 0)
+        {
+            m.lines.erase(m.lines.begin() + std::ptrdiff_t(l));
+            ++removed;
+        }
+    }
+    m.editSize([removed](std::vector<std::string>& w)
+    {
+        if (w.size() == 3)
+        {
+            w[2] = std::to_string(std::atol(w[2].c_str()) - long(removed));
+        }
+    });
+}
+
+void crlf(Lines& m, Random&)
+{
+    for (std::string& line : m.lines)
+    {
+        line += '\r';
+    }
+}
+
+//- Many blank or comment lines (up to 10000) inserted at one place
+void manyComments(Lines& m, Random& random)
+{
+    m.lines.insert(m.lines.begin() + std::ptrdiff_t(random.below(m.lines.size() + 1)),
+                   1 + random.below(10000), random.below(2) ? "" : "% c");
+}
+
+//- A kind of mutation: its name (in the manifest) and what it does, to the bytes or the lines
+struct Mutation
+{
+    const char* name;
+    void (*onText)(std::string& text, Random& random);
+    void (*onLines)(Lines& m, Random& random);
+};
+
+//- Every kind, drawn uniformly from this table: a kind listed twice is drawn twice as often
+const Mutation mutations[] = {
+    {"flipByte", flipByte, nullptr},
+    {"truncate", truncateText, nullptr},
+    {"insertNul", insertNul, nullptr},
+    {"insertControlByte", insertControlByte, nullptr},
+    {"oddValue", nullptr, oddValue},
+    {"longLine", nullptr, longLine},
+    {"duplicateLines", nullptr, duplicateLines},
+    {"sizeLine", nullptr, sizeLine},
+    {"sizeLine", nullptr, sizeLine},
+    {"deleteLine", nullptr, deleteLine},
+    {"oddIndex", nullptr, oddIndex},
+    {"oddIndex", nullptr, oddIndex},
+    {"bannerWord", nullptr, bannerWord},
+    {"swapLines", nullptr, swapLines},
+    {"zeroRow", nullptr, zeroRow},
+    {"scaleValues", nullptr, scaleValues},
+    {"removeEntries", nullptr, removeEntries},
+    {"crlf", nullptr, crlf},
+    {"manyComments", nullptr, manyComments},
+    {"manyComments", nullptr, manyComments},
+};
+
+//- One mutation of the text, its kind drawn from the table; returns its name
 std::string mutate(std::string& text, Random& random)
 {
-    const std::size_t kind = random.below(20);
-    const auto position = [&]() { return text.empty() ? 0 : random.below(text.size() + 1); };
-    switch (kind)
+    const Mutation& kind = mutations[random.below(std::size(mutations))];
+    if (kind.onText)
     {
-        case 0:
-        {
-            if (!text.empty())
-            {
-                const std::string palette(std::string("0123456789 .-+eE\n\t%\r", 21) + '\0');
-                const std::size_t p = random.below(text.size());
-                text[p] = random.below(2) ? char(random.below(256)) : palette[random.below(palette.size())];
-            }
-            return "flipByte";
-        }
-        case 1:
-            text.resize(position());
-            return "truncate";
-        case 2:
-            text.insert(position(), 1, '\0');
-            return "insertNul";
-        case 3:
-        {
-            const char control = char(random.below(4) == 0 ? 0x7f : 1 + random.below(31));
-            text.insert(position(), 1, control);
-            return "insertControlByte";
-        }
-        default:
-            break;
+        kind.onText(text, random);
     }
-
-    Lines m(text);
-    std::string name;
-    switch (kind)
+    else
     {
-        case 4:
-            if (m.hasEntries())
-            {
-                const std::size_t entry = m.randomEntry(random);
-                std::vector<std::string> w = words(m.lines[entry]);
-                if (w.size() >= 3)
-                {
-                    w[2 + random.below(w.size() - 2)] = random.pick(oddValues);
-                    m.lines[entry] = joinWords(w);
-                }
-            }
-            name = "oddValue";
-            break;
-        case 5:
-        {
-            const std::size_t length = 1 + random.below(200000);
-            const std::size_t choice = random.below(4);
-            const std::string line =
-                choice == 0 ? "%" + std::string(length, 'c')
-              : choice == 1 ? "1 1 " + std::string(length, '7')
-              : choice == 2 ? std::string(length, ' ') + "1 1 1"
-              : std::string(length, 'x');
-            m.lines.insert(m.lines.begin() + std::ptrdiff_t(random.below(m.lines.size() + 1)), line);
-            name = "longLine";
-            break;
-        }
-        case 6:
-            if (m.hasEntries())
-            {
-                const std::string copy = m.lines[m.randomEntry(random)];
-                const std::size_t copies = 1 + random.below(5);
-                for (std::size_t c = 0; c < copies; ++c)
-                {
-                    m.lines.insert(m.lines.begin() + std::ptrdiff_t(m.size + 1 + random.below(m.lines.size() - m.size)), copy);
-                }
-                // half the time the size line counts them: duplicates summed, not a count error
-                if (random.below(2))
-                {
-                    m.editSize([copies](std::vector<std::string>& w)
-                    {
-                        if (w.size() == 3)
-                        {
-                            w[2] = std::to_string(std::atol(w[2].c_str()) + long(copies));
-                        }
-                    });
-                }
-            }
-            name = "duplicateLines";
-            break;
-        case 7:
-        case 8:
-            m.editSize([&random](std::vector<std::string>& w)
-            {
-                const std::size_t choice = random.below(8);
-                if (choice == 0 && !w.empty())
-                {
-                    w.pop_back();
-                }
-                else if (choice == 1)
-                {
-                    w.push_back(random.pick(oddSizes));
-                }
-                else if (w.size() == 3)
-                {
-                    // mostly rows and columns together (the square check passes), else the
-                    // entries, else one of the three
-                    const std::string value = random.pick(oddSizes);
-                    if (choice < 5)
-                    {
-                        w[0] = w[1] = value;
-                    }
-                    else
-                    {
-                        w[choice == 5 ? 2 : random.below(3)] = value;
-                    }
-                }
-            });
-            name = "sizeLine";
-            break;
-        case 9:
-            if (!m.lines.empty())
-            {
-                m.lines.erase(m.lines.begin() + std::ptrdiff_t(random.below(m.lines.size())));
-            }
-            name = "deleteLine";
-            break;
-        case 10:
-        case 11:
-            if (m.hasEntries())
-            {
-                const std::size_t entry = m.randomEntry(random);
-                std::vector<std::string> w = words(m.lines[entry]);
-                if (w.size() >= 2)
-                {
-                    w[random.below(2)] = random.pick(oddIndices);
-                    m.lines[entry] = joinWords(w);
-                }
-            }
-            name = "oddIndex";
-            break;
-        case 12:
-            if (!m.lines.empty())
-            {
-                std::vector<std::string> w = words(m.lines[0]);
-                if (!w.empty())
-                {
-                    w[random.below(w.size())] = random.pick(bannerWords);
-                    m.lines[0] = joinWords(w);
-                }
-            }
-            name = "bannerWord";
-            break;
-        case 13:
-            if (m.lines.size() >= 2)
-            {
-                std::swap(m.lines[random.below(m.lines.size())], m.lines[random.below(m.lines.size())]);
-            }
-            name = "swapLines";
-            break;
-        case 14:
-        {
-            // a row's values all zero: a matrix with a zero row, structurally complete
-            const std::vector<std::string> picked = m.hasEntries() ? words(m.lines[m.randomEntry(random)])
-                                                                  : std::vector<std::string>();
-            if (!picked.empty())
-            {
-                const std::string& row = picked.front();
-                for (std::size_t l = m.size + 1; l < m.lines.size(); ++l)
-                {
-                    std::vector<std::string> w = words(m.lines[l]);
-                    if (w.size() >= 3 && (w[0] == row || w[1] == row))
-                    {
-                        for (std::size_t v = 2; v < w.size(); ++v)
-                        {
-                            w[v] = "0";
-                        }
-                        m.lines[l] = joinWords(w);
-                    }
-                }
-            }
-            name = "zeroRow";
-            break;
-        }
-        case 15:
-        {
-            // every value scaled towards the ends of double (some beyond them: inf, 0)
-            const double scale = random.pick(std::vector<double>{1e300, 1e-300, 1e150, 1e-150, 1e308});
-            for (std::size_t l = m.size + 1; l < m.lines.size(); ++l)
-            {
-                std::vector<std::string> w = words(m.lines[l]);
-                for (std::size_t v = 2; v < w.size(); ++v)
-                {
-                    char value[40];
-                    std::snprintf(value, sizeof value, "%.17g", std::atof(w[v].c_str())*scale);
-                    w[v] = value;
-                }
-                m.lines[l] = joinWords(w);
-            }
-            name = "scaleValues";
-            break;
-        }
-        case 16:
-        {
-            // entries removed, the count kept right: a valid file, maybe with empty rows
-            std::size_t removed = 0;
-            for (std::size_t l = m.lines.size(); l-- > m.size + 1; )
-            {
-                if (random.below(3) == 0)
-                {
-                    m.lines.erase(m.lines.begin() + std::ptrdiff_t(l));
-                    ++removed;
-                }
-            }
-            m.editSize([removed](std::vector<std::string>& w)
-            {
-                if (w.size() == 3)
-                {
-                    w[2] = std::to_string(std::atol(w[2].c_str()) - long(removed));
-                }
-            });
-            name = "removeEntries";
-            break;
-        }
-        case 17:
-            for (std::string& line : m.lines)
-            {
-                line += '\r';
-            }
-            name = "crlf";
-            break;
-        default:
-            // many blank and comment lines
-            m.lines.insert(m.lines.begin() + std::ptrdiff_t(random.below(m.lines.size() + 1)),
-                           1 + random.below(10000), random.below(2) ? "" : "% c");
-            name = "manyComments";
-            break;
+        Lines m(text);
+        kind.onLines(m, random);
+        text = joinLines(m.lines);
     }
-    text = joinLines(m.lines);
-    return name;
+    return kind.name;
 }
 
 void writePlain(const std::string& path, const std::string& text)

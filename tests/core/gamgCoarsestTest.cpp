@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GAMG's coarsest level (multigrid/GamgCoarsest.hpp): a CoarsestSolver on the host takes it with
+// OpenFOAM's coarsest matrix; coarsestByDiagonal is source/diag; directCoarsest (the sparse
+// LDL^T on the backend) is an exact coarsest solve and refuses an asymmetric matrix.
+
+#include "gamgTestSupport.hpp"
+
+#include <cmath>
+
+namespace gpuLdu::test
+{
+
+//- directSolveCoarsest: the coarsest level goes to the host's solver, with the coarsest matrix
+//  OpenFOAM's sums make (bit for bit), once per V-cycle; the solve converges with it; unset, the
+//  default coarsest solve is back
+TYPED_TEST(GamgTest, CoarsestSolverTakesTheCoarsestLevel)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 16, -1), momentumLike(16, 12, 10, 17)})
+    {
+        const TestHierarchy h(p, 40);
+        const std::vector<LduProblem>& problems = h.problems;
+        const std::vector<GamgLevelView>& views = h.views;
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), views);
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        const LduProblem& coarsest = problems.back();
+        DenseCoarsest direct(coarsest.addressing());
+        gamg.setCoarsestSolver(&direct);
+        const std::vector<double> b = referenceSource(p);
+        GamgControls c;
+        c.scaleCorrection = p.symmetric();
+        SolverControls controls;
+        controls.tolerance = 1e-9;
+        std::vector<double> psi(p.nCells, 0.0);
+        const SolveResult r = gamg.solve(psi.data(), b.data(), controls, c, {});
+        EXPECT_TRUE(r.converged);
+        EXPECT_LT(r.finalResidual, 1e-9);
+        EXPECT_EQ(direct.solves, r.nIterations);
+        EXPECT_EQ(direct.diag, coarsest.diag);
+        EXPECT_EQ(direct.upper, coarsest.upperCoeffs);
+        EXPECT_EQ(direct.lower, coarsest.lowerOrUpper());
+
+        gamg.setCoarsestSolver(nullptr);
+        std::vector<double> psi2(p.nCells, 0.0);
+        const int solvesBefore = direct.solves;
+        EXPECT_TRUE(gamg.solve(psi2.data(), b.data(), controls, c, {}).converged);
+        EXPECT_EQ(direct.solves, solvesBefore);
+    }
+}
+
+//- diagonalSolver as a CoarsestSolver on the host: psi = source/diag (the reference of
+//  GamgControls::coarsestByDiagonal)
+class DiagonalCoarsest : public CoarsestSolver
+{
+    int n_;
+    std::vector<double> diag_;
+
+public:
+    int solves = 0;
+
+    explicit DiagonalCoarsest(int n) : n_(n) {}
+
+    void setMatrix(const double* d, const double*, const double*) override
+    {
+        diag_.assign(d, d + n_);
+    }
+
+    void solve(const double* source, double* psi) override
+    {
+        ++solves;
+        for (std::size_t i = 0; i < diag_.size(); ++i)
+        {
+            psi[i] = source[i]/diag_[i];
+        }
+    }
+};
+
+//- GamgControls::coarsestByDiagonal (the Foundation's 14 on a coarsest level without faces):
+//  the coarsest correction is source/diag on the backend, V-cycle for V-cycle the same numbers
+//  as that solve on the host (to the bit: one division each), symmetric and asymmetric; without
+//  the control the coarsest level's faces count (PCG/PBiCGStab), and psi differs
+TYPED_TEST(GamgTest, CoarsestByDiagonalIsSourceOverDiag)
+{
+    for (const LduProblem& p : {poisson3D(16, 12, 10, 18, -1), momentumLike(16, 12, 10, 19)})
+    {
+        SCOPED_TRACE(p.symmetric() ? "symmetric" : "asymmetric");
+        const TestHierarchy h(p, 50);
+        const std::vector<double> b = referenceSource(p);
+        SolverControls controls;
+        controls.tolerance = 1e-8;
+        controls.maxIter = 200;
+        GamgControls c;
+        c.scaleCorrection = p.symmetric();
+
+        GamgSystemImpl<TypeParam> reference(p.addressing(), h.views);
+        reference.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        DiagonalCoarsest host(h.problems.back().nCells);
+        reference.setCoarsestSolver(&host);
+        std::vector<double> psiHost(p.nCells, 0.0);
+        const SolveResult rHost = reference.solve(psiHost.data(), b.data(), controls, c, {});
+
+        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+        GamgControls diagonal = c;
+        diagonal.coarsestByDiagonal = true;
+        std::vector<double> psi(p.nCells, 0.0);
+        const SolveResult r = gamg.solve(psi.data(), b.data(), controls, diagonal, {});
+
+        EXPECT_GT(host.solves, 0);
+        EXPECT_EQ(r.nIterations, rHost.nIterations);
+        EXPECT_EQ(r.finalResidual, rHost.finalResidual);
+        EXPECT_EQ(psi, psiHost);
+
+        std::vector<double> psiKrylov(p.nCells, 0.0);
+        gamg.solve(psiKrylov.data(), b.data(), controls, c, {});
+        EXPECT_NE(psiKrylov, psiHost);
+    }
+}
+
+//- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on the backend takes the
+//  V-cycles of an exact dense solve there (DenseCoarsest), to rounding; new values are factored
+//  anew (2 A against the dense solve of 2 A); an asymmetric matrix is refused
+TYPED_TEST(GamgTest, DirectCoarsestIsAnExactCoarsestSolve)
+{
+    const LduProblem p = poisson3D(16, 12, 10, 16, -1);
+    const TestHierarchy h(p, 40);
+    GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+    DenseCoarsest dense(h.problems.back().addressing());
+    const std::vector<double> b = referenceSource(p);
+    SolverControls controls;
+    controls.tolerance = 1e-10;
+    for (const double factor : {1.0, 2.0})
+    {
+        SCOPED_TRACE(factor);
+        std::vector<double> diag = p.diag, upper = p.upperCoeffs;
+        for (double& v : diag) v *= factor;
+        for (double& v : upper) v *= factor;
+        gamg.setMatrix(diag.data(), upper.data(), nullptr);
+        GamgControls c;
+        gamg.setCoarsestSolver(&dense);
+        std::vector<double> reference(p.nCells, 0.0), psi(p.nCells, 0.0);
+        const SolveResult expected = gamg.solve(reference.data(), b.data(), controls, c, {});
+        gamg.setCoarsestSolver(nullptr);
+        c.directCoarsest = true;
+        const SolveResult r = gamg.solve(psi.data(), b.data(), controls, c, {});
+        EXPECT_TRUE(r.converged);
+        EXPECT_EQ(r.nIterations, expected.nIterations);
+        EXPECT_NEAR(r.finalResidual, expected.finalResidual, 1e-3*expected.finalResidual);
+        double scale = 0, difference = 0;
+        for (int i = 0; i < p.nCells; ++i)
+        {
+            scale = std::max(scale, std::abs(reference[i]));
+            difference = std::max(difference, std::abs(psi[i] - reference[i]));
+        }
+        EXPECT_LE(difference, 1e-9*scale);
+    }
+
+    const LduProblem a = momentumLike(16, 12, 10, 17);
+    const TestHierarchy ha(a, 40);
+    GamgSystemImpl<TypeParam> asymmetric(a.addressing(), ha.views);
+    asymmetric.setMatrix(a.diag.data(), a.upperCoeffs.data(), a.lowerOrNull());
+    GamgControls c;
+    c.directCoarsest = true;
+    std::vector<double> psi(a.nCells, 0.0);
+    const std::vector<double> ba = referenceSource(a);
+    EXPECT_THROW(asymmetric.solve(psi.data(), ba.data(), controls, c, {}), Error);
+}
+
+} // namespace gpuLdu::test
