@@ -19,7 +19,10 @@
 # steps 2..K its time, iterations (V-cycles for GAMG) and time per iteration; native GAMG's steady
 # step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
 # runs' logs to $OUT/timeStep-<N>-<run>.log.gz.
+# With -base DIR each plugin run runs once more, as <run>@base, with the plugin and core of DIR
+# (another build: before and after a change, in one run on one machine).
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
+#                    [-base DIR]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
 # Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
 # the timer library in $GPULDU_LIBDIR (or platforms/lib), else wmake to build it.
@@ -30,7 +33,8 @@ steps=10
 np=$(nproc)
 executor=gpu
 runs="nativeGAMG nativePCG GAMGGPUChebyshev GAMGGPUGaussSeidel PCGGPUDIC"
-usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"]"
+base=
+usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR]"
 while [ $# -gt 0 ]; do
     case "$1" in
         -sizes) sizes=$2; shift 2 ;;
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
         -np) np=$2; shift 2 ;;
         -executor) executor=$2; shift 2 ;;
         -runs) runs=$2; shift 2 ;;
+        -base) base=$(cd "$2" && pwd) || exit 1; shift 2 ;;
         *) echo "$usage" >&2; exit 1 ;;
     esac
 done
@@ -47,6 +52,14 @@ for r in $runs; do
     case "$r" in nativeGAMG|nativePCG|GAMGGPUChebyshev|GAMGGPUGaussSeidel|PCGGPUDIC) ;;
         *) echo "unknown run '$r'; $usage" >&2; exit 1 ;; esac
 done
+if [ -n "$base" ]; then
+    [ -f "$base/libgpuLduSolvers.so" ] || { echo "no libgpuLduSolvers.so in $base" >&2; exit 1; }
+    withBase=
+    for r in $runs; do
+        case "$r" in native*) withBase="$withBase $r" ;; *) withBase="$withBase $r $r@base" ;; esac
+    done
+    runs=$withBase
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -82,7 +95,7 @@ solverDict()
 writeFvSolution()
 {
     local p line exec="" u=PBiCGStab
-    case "$2" in
+    case "${2%@base}" in
         nativeGAMG) p=GAMG; line="smoother        GaussSeidel;" ;;
         nativePCG) p=PCG; line="preconditioner  DIC;" ;;
         GAMGGPUChebyshev) p=GAMGGPU; line="smoother        Chebyshev;" ;;
@@ -106,18 +119,24 @@ writeFvSolution()
 # the log's end
 runCase()
 {
-    local dir=$1 log=$1/log.$2 status=0 libs='"libgpuLduSolveTimer.so"'
+    local dir=$1 log=$1/log.$2 status=0 libs='"libgpuLduSolveTimer.so"' path=$LD_LIBRARY_PATH
     writeFvSolution "$dir" "$2"
+    # a base run: the other build's plugin and core first on the library path
+    case "$2" in *@base) path=$base:$LD_LIBRARY_PATH ;; esac
     case "$2" in native*) ;; *) libs='"libgpuLduSolvers.so" "libgpuLduSolveTimer.so"' ;; esac
     sed -i -e "s/^libs.*/libs            ($libs);/" -e '/^DebugSwitches/d' \
         -e "s/^writeInterval .*/writeInterval   $((steps + 1));/" "$dir/system/controlDict"
-    # the plugin's debug line of each solve: its hand-over
-    case "$2" in native*) ;; *) echo 'DebugSwitches { gpuLduSolver 1; }' >> "$dir/system/controlDict" ;; esac
+    # the plugin's debug lines of each solve: its phases, the group's hand-over
+    case "$2" in
+        native*) ;;
+        *) echo 'DebugSwitches { gpuLduSolver 1; gpuLduGroupSystem 1; }' >> "$dir/system/controlDict" ;;
+    esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2
     if [ "$np" -gt 1 ]; then
-        (cd "$dir" && mpirun --oversubscribe -np "$np" icoFoam -parallel > "$log" 2>&1) || status=$?
+        (cd "$dir" && LD_LIBRARY_PATH=$path mpirun --oversubscribe -np "$np" icoFoam -parallel > "$log" 2>&1) \
+            || status=$?
     else
-        (cd "$dir" && icoFoam > "$log" 2>&1) || status=$?
+        (cd "$dir" && LD_LIBRARY_PATH=$path icoFoam > "$log" 2>&1) || status=$?
     fi
     if [ "$status" -ne 0 ] || ! grep -q '^End' "$log"; then
         echo "FAIL: $2 in $dir (exit $status); kept $work" >&2
@@ -168,7 +187,7 @@ table()
           pN[NR] = $7; it[NR] = $8; pMs[NR] = $9; if ($1 == "nativeGAMG") ref = NR }
         function ratio(a, b) { return (ref && b > 0) ? sprintf("%.2fx", a/b) : "-" }
         END {
-            fmt = "%-19s %8s %8s %8s %8s %8s %8s %10s %8s %9s %9s %9s\n"
+            fmt = "%-22s %8s %8s %8s %8s %8s %8s %10s %8s %9s %9s %9s\n"
             printf fmt, "", "first", "steady", "p-solves", "U-solves", "hand-", "rest", "per", "iters", "ms per", "native", "native"
             printf fmt, "run", "step (s)", "step (s)", "(s)", "(s)", "over (s)", "(s)", "p-solve ms", "(mean)", "iteration", "GAMG step", "GAMG p"
             for (i = 1; i <= NR; i++) {
@@ -200,7 +219,7 @@ for n in $sizes; do
     echo "$t"
     if [ -n "${OUT:-}" ]; then
         echo "$t" > "$OUT/timeStep-$n.txt"
-        for r in $runs; do gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-$r.log.gz"; done
+        for r in $runs; do gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-${r/@/-}.log.gz"; done
     fi
 done
 [ -n "${CAVITY_KEEP:-}" ] || rm -rf "$work"
