@@ -126,10 +126,16 @@ runCase()
     case "$2" in native*) ;; *) libs='"libgpuLduSolvers.so" "libgpuLduSolveTimer.so"' ;; esac
     sed -i -e "s/^libs.*/libs            ($libs);/" -e '/^DebugSwitches/d' \
         -e "s/^writeInterval .*/writeInterval   $((steps + 1));/" "$dir/system/controlDict"
-    # the plugin's debug lines of each solve: its phases, the group's hand-over
+    # the plugin's debug lines of each solve: its phases, the group's hand-over (ESI's releases
+    # read them from controlDict, the Foundation's from configDict)
+    rm -f "$dir/system/configDict"
     case "$2" in
         native*) ;;
-        *) echo 'DebugSwitches { gpuLduSolver 1; gpuLduGroupSystem 1; }' >> "$dir/system/controlDict" ;;
+        *)
+            echo 'DebugSwitches { gpuLduSolver 1; gpuLduGroupSystem 1; }' >> "$dir/system/controlDict"
+            { echo 'FoamFile { version 2.0; format ascii; class dictionary; object configDict; }'
+              echo 'DebugSwitches { gpuLduSolver 1; gpuLduGroupSystem 1; }'; } > "$dir/system/configDict"
+            ;;
     esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2
     if [ "$np" -gt 1 ]; then
@@ -159,11 +165,15 @@ summary()
             if ($2 == "p") { pMs += ms; pN++ } else uMs += ms
         }
         /Solving for p,/ && step >= 2 { it += $NF }
-        /^gpuLduSolver: .*hand-over / && step >= 2 {
-            for (i = 1; i < NF; i++) if ($i == "hand-over") hand += $(i + 1)
+        # the hand-over: the line of the group owner, one per solve; a build without it: the solver
+        # line (the GAMGGPU levels line repeats the figure)
+        /^gpuLduGroupSystem: hand-over of / && step >= 2 { groupHand += $6; groupLines++ }
+        /^gpuLduSolver: .*hand-over / && !/ levels \(/ && step >= 2 {
+            for (i = 1; i < NF; i++) if ($i == "hand-over") solverHand += $(i + 1)
         }
         /^ExecutionTime = / && !first { first = $3 }
         END {
+            hand = groupLines ? groupHand : solverHand
             wall = (start[K] - start[2])/(K - 2)
             # the timed solves of steps 2..K against the K-2 steps between the starts: the
             # per-step sums are over K-1 steps
