@@ -132,9 +132,9 @@ runCase()
     case "$2" in
         native*) ;;
         *)
-            echo 'DebugSwitches { gpuLduSolver 1; gpuLduGroupSystem 1; }' >> "$dir/system/controlDict"
+            echo 'DebugSwitches { gpuLduSolver 1; gpuLduRankGroup 1; }' >> "$dir/system/controlDict"
             { echo 'FoamFile { version 2.0; format ascii; class dictionary; object configDict; }'
-              echo 'DebugSwitches { gpuLduSolver 1; gpuLduGroupSystem 1; }'; } > "$dir/system/configDict"
+              echo 'DebugSwitches { gpuLduSolver 1; gpuLduRankGroup 1; }'; } > "$dir/system/configDict"
             ;;
     esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2
@@ -167,7 +167,7 @@ summary()
         /Solving for p,/ && step >= 2 { it += $NF }
         # the hand-over: the line of the group owner, one per solve; a build without it: the solver
         # line (the GAMGGPU levels line repeats the figure)
-        /^gpuLduGroupSystem: hand-over of / && step >= 2 { groupHand += $6; groupLines++ }
+        /^gpuLduRankGroup: hand-over of / && step >= 2 { groupHand += $6; groupLines++ }
         /^gpuLduSolver: .*hand-over / && !/ levels \(/ && step >= 2 {
             for (i = 1; i < NF; i++) if ($i == "hand-over") solverHand += $(i + 1)
         }

@@ -5,7 +5,7 @@
 # are pretended (GPULDU_PRETEND_DEVICES, GPULDU_PRETEND_RANKS_PER_NODE): neighbouring ranks of
 # each node share a device, counted per node, never by global rank; a bad value is a FatalError.
 # The OptimisationSwitch gpuLduRanksPerSystem (all, none, N, a bad value) groups the ranks of a
-# device into systems; DebugSwitches { gpuLduGroupSystem 1; } logs the owner's hand-over of every
+# device into systems; DebugSwitches { gpuLduRankGroup 1; } logs the owner's hand-over of every
 # solve. With executor gpu the node's real devices (nvidia-smi -L): 4 ranks over G devices.
 # Usage: devices.sh [cpu|gpu]. Prints "<P> passed, <F> failed" last.
 set -uo pipefail
@@ -81,7 +81,7 @@ if [ "$executor" = cpu ]; then
     }
     switchTo ""
     # (with the group's debug switch: its hand-over line, checked below)
-    echo 'DebugSwitches { gpuLduGroupSystem 1; }' >> "$case/system/controlDict"
+    echo 'DebugSwitches { gpuLduRankGroup 1; }' >> "$case/system/controlDict"
     run allOne GPULDU_PRETEND_DEVICES=1
     sed -i '/^DebugSwitches/d' "$case/system/controlDict"
     expect allOne "default (all): the 4 ranks of one device solve as one system" \
@@ -89,18 +89,18 @@ if [ "$executor" = cpu ]; then
     switchTo 2
     run pairs GPULDU_PRETEND_DEVICES=1
     expect pairs "gpuLduRanksPerSystem 2: two systems of two ranks" "gpuLduRanksPerSystem 2)"
-    # DebugSwitches { gpuLduGroupSystem 1; }: the owner's hand-over, one line per solve of the
+    # DebugSwitches { gpuLduRankGroup 1; }: the owner's hand-over, one line per solve of the
     # plugin, in the format a benchmark parses; none without the switch
     number='[0-9.e+-]+'
-    handOver="^gpuLduGroupSystem: hand-over of 4 ranks $number ms \\(values $number ms, psi back $number ms\\)\$"
+    handOver="^gpuLduRankGroup: hand-over of 4 ranks $number ms \\(values $number ms, psi back $number ms; own values written in $number ms, the last rank's message after $number ms\\)\$"
     solves=$(grep -cE '^[A-Za-z]+GPU:  Solving for ' "$work/log.allOne")
     lines=$(grep -cE "$handOver" "$work/log.allOne")
     if [ "$solves" -gt 0 ] && [ "$lines" -eq "$solves" ] \
-        && ! grep -q 'gpuLduGroupSystem: hand-over' "$work/log.pairs"; then
-        echo "PASS debug switch gpuLduGroupSystem: one hand-over line per solve ($lines)"
+        && ! grep -q 'gpuLduRankGroup: hand-over' "$work/log.pairs"; then
+        echo "PASS debug switch gpuLduRankGroup: one hand-over line per solve ($lines)"
         passed=$((passed + 1))
     else
-        echo "FAIL debug switch gpuLduGroupSystem: $lines hand-over lines for $solves solves, or lines without the switch (see $work/log.allOne, log.pairs)"
+        echo "FAIL debug switch gpuLduRankGroup: $lines hand-over lines for $solves solves, or lines without the switch (see $work/log.allOne, log.pairs)"
         failed=$((failed + 1))
     fi
     switchTo none

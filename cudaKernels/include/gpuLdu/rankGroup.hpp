@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The ranks of a group (the ranks that share a device) as one system, as plain index work: no
-// OpenFOAM type crosses this header (C++11: the OpenFOAM layer of v1912 includes it). The OpenFOAM layer (gpuLduGroupSystem) gathers each rank's
+// OpenFOAM type crosses this header (C++11: the OpenFOAM layer of v1912 includes it). The OpenFOAM layer (gpuLduRankGroup) gathers each rank's
 // addressing and coupled patches, combines them here (the finest level for the Krylov solvers,
 // every level of a GAMG hierarchy by the same function) and moves values by the typed messages
-// below; what keeps the result that of native mpirun -np N is in gpuLduGroupSystem.H.
+// below; what keeps the result that of native mpirun -np N is in gpuLduRankGroup.H.
 
 #pragma once
 

@@ -163,7 +163,7 @@ void Foam::gpuLduCache::forgetGamgSystems()
 }
 
 
-Foam::gpuLduGroupSystem* Foam::gpuLduCache::groupSystem
+Foam::gpuLduRankGroup* Foam::gpuLduCache::rankGroup
 (
     gpuLdu::Executor executor,
     const lduAddressing& addr,
@@ -181,12 +181,12 @@ Foam::gpuLduGroupSystem* Foam::gpuLduCache::groupSystem
         restart(addr);
     }
 
-    std::unique_ptr<gpuLduGroupSystem>& group = groups_[int(executor)];
+    std::unique_ptr<gpuLduRankGroup>& group = groups_[int(executor)];
     if (!group)
     {
         group.reset
         (
-            new gpuLduGroupSystem
+            new gpuLduRankGroup
             (
                 gpuLduDevices::group(),
                 gpuLduDevices::groupComm(),

@@ -7,7 +7,7 @@
 #include "GAMGAgglomeration.H"
 #include "gpuLduCache.H"
 #include "gpuLduGamgCouplings.H"
-#include "gpuLduGroupSystem.H"
+#include "gpuLduRankGroup.H"
 #include "LUscalarMatrix.H"
 
 #include <memory>
@@ -321,7 +321,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     scalarField& psi,
     const scalarField& source,
     const direction cmpt,
-    gpuLduGroupSystem*& group
+    gpuLduRankGroup*& group
 ) const
 {
     const bool cacheAgglomeration =
@@ -354,12 +354,12 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     );
 
     // Decomposed, the ranks sharing a device as one hierarchy where they
-    // can be (gpuLduGroupSystem); else each rank its own
+    // can be (gpuLduRankGroup); else each rank its own
     const auto systemStart = std::chrono::steady_clock::now();
     group =
         directSolveCoarsest
       ? nullptr
-      : c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
+      : c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
     if (group && !group->gamgShared(exec, agglomeration))
     {
         // each rank its own hierarchy

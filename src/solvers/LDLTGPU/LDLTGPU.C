@@ -306,7 +306,7 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
     scalarField& psi,
     const scalarField& source,
     const direction cmpt,
-    gpuLduGroupSystem*&
+    gpuLduRankGroup*&
 ) const
 {
     solverPerformance perf(typeName, fieldName_);

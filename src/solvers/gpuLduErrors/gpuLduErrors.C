@@ -5,7 +5,7 @@
 
 #include "gpuLduErrors.H"
 #include "gpuLduCache.H"
-#include "gpuLduGroupSystem.H"
+#include "gpuLduRankGroup.H"
 #include "OStringStream.H"
 #include "Pstream.H"
 
@@ -157,7 +157,7 @@ void Foam::gpuLduErrors::badValue
     const word& solveName,
     const gpuLdu::BadValue& bad,
     const gpuLduCache& cache,
-    const gpuLduGroupSystem* group,
+    const gpuLduRankGroup* group,
     const label myProcNo,
     const word& role
 ) const

@@ -6,7 +6,7 @@
 #include "gpuLduKrylovSolver.H"
 #include "gpuLduCache.H"
 #include "gpuLduCoupling.H"
-#include "gpuLduGroupSystem.H"
+#include "gpuLduRankGroup.H"
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
@@ -78,7 +78,7 @@ gpuLdu::LduSystem& Foam::gpuLduKrylovSolver::formatted
 gpuLdu::SolveResult Foam::gpuLduKrylovSolver::solveInGroup
 (
     gpuLduCache& cache,
-    gpuLduGroupSystem& group,
+    gpuLduRankGroup& group,
     scalarField& psi,
     const scalarField& source,
     const direction cmpt
@@ -184,12 +184,12 @@ Foam::solverPerformance Foam::gpuLduKrylovSolver::solveSystem
     scalarField& psi,
     const scalarField& source,
     const direction cmpt,
-    gpuLduGroupSystem*& group
+    gpuLduRankGroup*& group
 ) const
 {
     gpuLduCache& c = cache();
     const gpuLdu::Executor exec = executor();
-    group = c.groupSystem(exec, matrix_.lduAddr(), interfaces_);
+    group = c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
 
     const gpuLdu::SolveResult result =
         group

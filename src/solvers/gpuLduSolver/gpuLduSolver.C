@@ -290,7 +290,7 @@ Foam::solverPerformance Foam::gpuLduSolver::solve
     const scalarField psi0(check ? psi : scalarField());
 
     solverPerformance perf;
-    gpuLduGroupSystem* group = nullptr;
+    gpuLduRankGroup* group = nullptr;
     try
     {
         perf = solveSystem(psi, source, cmpt, group);

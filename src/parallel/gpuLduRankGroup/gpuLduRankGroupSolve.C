@@ -8,11 +8,11 @@ Description
     that the other ranks serve until done (serve), the result and psi back
     (finish), and the owner's time in the hand-over (its debug line). The
     messages are the core's types (gpuLdu/rankGroup.hpp), moved by the
-    transport (gpuLduGroupSystemTransport.C).
+    transport (gpuLduRankGroupTransport.C).
 
 \*---------------------------------------------------------------------------*/
 
-#include "gpuLduGroupSystem.H"
+#include "gpuLduRankGroup.H"
 #include "gpuLduCoupling.H"
 #include "PstreamReduceOps.H"
 
@@ -22,7 +22,7 @@ Description
 
 // * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
 
-void Foam::gpuLduGroupSystem::applyProduct
+void Foam::gpuLduRankGroup::applyProduct
 (
     const gpuLduCoupling& coupling,
     const gpuLdu::InterfaceProduct kind,
@@ -48,7 +48,7 @@ void Foam::gpuLduGroupSystem::applyProduct
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
-void Foam::gpuLduGroupSystem::changedArrays
+void Foam::gpuLduRankGroup::changedArrays
 (
     const lduMatrix& matrix,
     gpuLdu::RankValues& mine
@@ -75,7 +75,7 @@ void Foam::gpuLduGroupSystem::changedArrays
 }
 
 
-gpuLdu::GroupValues Foam::gpuLduGroupSystem::groupValues(const bool gamg)
+gpuLdu::GroupValues Foam::gpuLduRankGroup::groupValues(const bool gamg)
 {
     gpuLdu::GroupValues into = values_;
     if (gamg)
@@ -98,7 +98,7 @@ gpuLdu::GroupValues Foam::gpuLduGroupSystem::groupValues(const bool gamg)
 }
 
 
-void Foam::gpuLduGroupSystem::exchangeValues
+void Foam::gpuLduRankGroup::exchangeValues
 (
     const lduMatrix& matrix,
     const scalarField& psi,
@@ -108,6 +108,8 @@ void Foam::gpuLduGroupSystem::exchangeValues
     const std::vector<double>* levelCoeffs
 )
 {
+    const auto start = std::chrono::steady_clock::now();
+
     // this rank's coefficients of its patches in the system, patch after patch
     std::vector<double> bou, intc;
     forAll(patchPhase_, patchi)
@@ -149,6 +151,7 @@ void Foam::gpuLduGroupSystem::exchangeValues
         FatalErrorInFunction
             << e.what() << abort(FatalError);
     }
+    writtenSeconds_ = secondsSince(start);
 
     // the message: which parts are written, GAMG's coarse coefficients
     if (!owner())
@@ -159,6 +162,7 @@ void Foam::gpuLduGroupSystem::exchangeValues
 
     gpuLdu::GroupValues into = groupValues(levelCoeffs != nullptr);
     receiveValues(mine, into);
+    lastArrivalSeconds_ = secondsSince(start);
 
     // each device coupling term's coefficients from the ranks' terms
     termCoeffs_ =
@@ -181,7 +185,7 @@ void Foam::gpuLduGroupSystem::exchangeValues
 }
 
 
-gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
+gpuLdu::SolveResult Foam::gpuLduRankGroup::serve
 (
     const gpuLduCoupling* coupling,
     const label meshComm,
@@ -250,7 +254,7 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::serve
 }
 
 
-void Foam::gpuLduGroupSystem::finish
+void Foam::gpuLduRankGroup::finish
 (
     gpuLdu::SolveResult& r,
     const double handOverSeconds,
@@ -273,7 +277,7 @@ void Foam::gpuLduGroupSystem::finish
 }
 
 
-gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveTogether
+gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
 (
     const lduMatrix& matrix,
     const FieldField<Field, scalar>& interfaceBouCoeffs,
@@ -306,9 +310,11 @@ gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveTogether
 
     if (debug)
     {
-        Info<< "gpuLduGroupSystem: hand-over of " << ranks_.size() << " ranks "
+        Info<< "gpuLduRankGroup: hand-over of " << ranks_.size() << " ranks "
             << 1e3*r.handOverSeconds << " ms (values " << 1e3*valuesSeconds
-            << " ms, psi back " << 1e3*backSeconds << " ms)" << endl;
+            << " ms, psi back " << 1e3*backSeconds << " ms; own values written in "
+            << 1e3*writtenSeconds_ << " ms, the last rank's message after "
+            << 1e3*lastArrivalSeconds_ << " ms)" << endl;
     }
     return r;
 }

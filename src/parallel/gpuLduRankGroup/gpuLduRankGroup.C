@@ -3,16 +3,16 @@
     SPDX-License-Identifier: GPL-3.0-or-later
 \*---------------------------------------------------------------------------*/
 
-#include "gpuLduGroupSystem.H"
+#include "gpuLduRankGroup.H"
 #include "gpuLduCoupling.H"
-#include "gpuLduGroupSystemOwnerCoupling.H"
+#include "gpuLduRankGroupOwnerCoupling.H"
 #include "processorLduInterface.H"
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
 namespace Foam
 {
-    defineTypeNameAndDebug(gpuLduGroupSystem, 0);
+    defineTypeNameAndDebug(gpuLduRankGroup, 0);
 }
 
 
@@ -48,7 +48,7 @@ Foam::labelList couplingPlaces(const std::vector<gpuLdu::PatchPlace>& places)
 
 // * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
 
-Foam::gpuLduGroupSystem::gpuLduGroupSystem
+Foam::gpuLduRankGroup::gpuLduRankGroup
 (
     const labelList& ranks,
     const label comm,
@@ -150,7 +150,7 @@ Foam::gpuLduGroupSystem::gpuLduGroupSystem
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
-gpuLdu::RankLevel Foam::gpuLduGroupSystem::rankLevel
+gpuLdu::RankLevel Foam::gpuLduRankGroup::rankLevel
 (
     const lduAddressing& addr
 ) const
@@ -174,7 +174,7 @@ gpuLdu::RankLevel Foam::gpuLduGroupSystem::rankLevel
 }
 
 
-bool Foam::gpuLduGroupSystem::combine
+bool Foam::gpuLduRankGroup::combine
 (
     const std::vector<gpuLdu::RankLevel>& levels,
     const double receivedSeconds
@@ -184,7 +184,7 @@ bool Foam::gpuLduGroupSystem::combine
     combined_ = gpuLdu::combineRanks(levels);
     const label nCells = combined_.nCells();
 
-    Info<< "gpuLduGroupSystem: one system for ranks";
+    Info<< "gpuLduRankGroup: one system for ranks";
     forAll(ranks_, r)
     {
         Info<< " " << ranks_[r];
@@ -204,7 +204,7 @@ bool Foam::gpuLduGroupSystem::combine
 
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
-gpuLdu::LduSystem* Foam::gpuLduGroupSystem::system()
+gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
 {
     if (!owner() || system_)
     {
@@ -218,13 +218,13 @@ gpuLdu::LduSystem* Foam::gpuLduGroupSystem::system()
     // the addressing is the system's now
     std::vector<int>().swap(combined_.lower);
     std::vector<int>().swap(combined_.upper);
-    Info<< "gpuLduGroupSystem: the group's system built in "
+    Info<< "gpuLduRankGroup: the group's system built in "
         << secondsSince(start) << " s" << endl;
     return system_.get();
 }
 
 
-void Foam::gpuLduGroupSystem::locate
+void Foam::gpuLduRankGroup::locate
 (
     const label index,
     const bool isFace,
@@ -242,7 +242,7 @@ void Foam::gpuLduGroupSystem::locate
 }
 
 
-gpuLdu::SolveResult Foam::gpuLduGroupSystem::solve
+gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
 (
     gpuLdu::KrylovMethod method,
     const lduMatrix& matrix,

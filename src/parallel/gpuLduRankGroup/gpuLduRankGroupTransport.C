@@ -8,7 +8,7 @@ Description
     levels to the owner (writeSetup/readSetup), the owner's decision back
     (agree), the group's values in host memory its ranks share (shareValues:
     the owner makes it, the others map it by its handle). The messages of a
-    solve (gpuLduGroupSystemSolve.C), one typed message each, its doubles the
+    solve (gpuLduRankGroupSolve.C), one typed message each, its doubles the
     core's (gpuLdu/rankGroup.hpp): each rank's values message to the owner
     (gpuLdu::RankValues: sendValues/receiveValues; the values themselves
     each rank writes into the shared values), the owner's requests
@@ -18,7 +18,7 @@ Description
 
 \*---------------------------------------------------------------------------*/
 
-#include "gpuLduGroupSystem.H"
+#include "gpuLduRankGroup.H"
 #include "IPstream.H"
 #include "OPstream.H"
 
@@ -55,7 +55,7 @@ std::vector<int> readInts(Foam::Istream& is)
 
 // * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
 
-double Foam::gpuLduGroupSystem::secondsSince
+double Foam::gpuLduRankGroup::secondsSince
 (
     const std::chrono::steady_clock::time_point t
 )
@@ -67,7 +67,7 @@ double Foam::gpuLduGroupSystem::secondsSince
 }
 
 
-void Foam::gpuLduGroupSystem::writeSetup(Ostream& os, const rankSetup& setup)
+void Foam::gpuLduRankGroup::writeSetup(Ostream& os, const rankSetup& setup)
 {
     os << setup.eligible;
     if (!setup.eligible)
@@ -98,7 +98,7 @@ void Foam::gpuLduGroupSystem::writeSetup(Ostream& os, const rankSetup& setup)
 }
 
 
-Foam::gpuLduGroupSystem::rankSetup Foam::gpuLduGroupSystem::readSetup
+Foam::gpuLduRankGroup::rankSetup Foam::gpuLduRankGroup::readSetup
 (
     Istream& is
 )
@@ -144,7 +144,7 @@ Foam::gpuLduGroupSystem::rankSetup Foam::gpuLduGroupSystem::readSetup
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
-void Foam::gpuLduGroupSystem::sendMessage
+void Foam::gpuLduRankGroup::sendMessage
 (
     const label to,
     const std::vector<double>& message
@@ -159,7 +159,7 @@ void Foam::gpuLduGroupSystem::sendMessage
 }
 
 
-Foam::label Foam::gpuLduGroupSystem::receiveMessage
+Foam::label Foam::gpuLduRankGroup::receiveMessage
 (
     const label from,
     std::vector<double>& buffer
@@ -174,7 +174,7 @@ Foam::label Foam::gpuLduGroupSystem::receiveMessage
 }
 
 
-void Foam::gpuLduGroupSystem::sendToEach
+void Foam::gpuLduRankGroup::sendToEach
 (
     const std::vector<std::vector<double>>& messages
 ) const
@@ -193,7 +193,7 @@ void Foam::gpuLduGroupSystem::sendToEach
 }
 
 
-void Foam::gpuLduGroupSystem::shareValues()
+void Foam::gpuLduRankGroup::shareValues()
 {
     // The owner's message to each rank: the shared values' handle, the
     // group's sizes and the rank's places
@@ -243,14 +243,14 @@ void Foam::gpuLduGroupSystem::shareValues()
 }
 
 
-void Foam::gpuLduGroupSystem::sendValues(const gpuLdu::RankValues& values)
+void Foam::gpuLduRankGroup::sendValues(const gpuLdu::RankValues& values)
 {
     gpuLdu::packRankValues(values, message_);
     sendMessage(0, message_);
 }
 
 
-void Foam::gpuLduGroupSystem::placeValues
+void Foam::gpuLduRankGroup::placeValues
 (
     const label r,
     const gpuLdu::RankValues& values,
@@ -270,7 +270,7 @@ void Foam::gpuLduGroupSystem::placeValues
 }
 
 
-void Foam::gpuLduGroupSystem::receiveValues
+void Foam::gpuLduRankGroup::receiveValues
 (
     const gpuLdu::RankValues& mine,
     gpuLdu::GroupValues& into
@@ -325,7 +325,7 @@ void Foam::gpuLduGroupSystem::receiveValues
 }
 
 
-void Foam::gpuLduGroupSystem::sendReply(const std::vector<double>& y)
+void Foam::gpuLduRankGroup::sendReply(const std::vector<double>& y)
 {
     gpuLdu::ProductReply reply;
     reply.y.data = y.data();
@@ -335,7 +335,7 @@ void Foam::gpuLduGroupSystem::sendReply(const std::vector<double>& y)
 }
 
 
-void Foam::gpuLduGroupSystem::receiveReply
+void Foam::gpuLduRankGroup::receiveReply
 (
     const label r,
     double* y,
@@ -365,7 +365,7 @@ void Foam::gpuLduGroupSystem::receiveReply
 }
 
 
-bool Foam::gpuLduGroupSystem::agree(rankSetup mine, const decision& decide) const
+bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
 {
     bool decided = false;
     if (owner())

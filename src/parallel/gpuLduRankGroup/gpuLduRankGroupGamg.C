@@ -15,13 +15,13 @@ Description
 
 \*---------------------------------------------------------------------------*/
 
-#include "gpuLduGroupSystemOwnerCoupling.H"
+#include "gpuLduRankGroupOwnerCoupling.H"
 #include "gpuLduGamgCouplings.H"
 #include "GAMGAgglomeration.H"
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
-bool Foam::gpuLduGroupSystem::combineGamg
+bool Foam::gpuLduRankGroup::combineGamg
 (
     gpuLdu::Executor executor,
     const bool wholeMesh,
@@ -93,7 +93,7 @@ bool Foam::gpuLduGroupSystem::combineGamg
     }
     gamg_->setDeviceCouplings(couplings);
 
-    Info<< "gpuLduGroupSystem: one GAMG hierarchy for ranks";
+    Info<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
     forAll(ranks_, r)
     {
         Info<< " " << ranks_[r];
@@ -111,7 +111,7 @@ bool Foam::gpuLduGroupSystem::combineGamg
 
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
-bool Foam::gpuLduGroupSystem::gamgShared
+bool Foam::gpuLduRankGroup::gamgShared
 (
     gpuLdu::Executor executor,
     const GAMGAgglomeration& agglomeration
@@ -169,7 +169,7 @@ bool Foam::gpuLduGroupSystem::gamgShared
                 shareable && combineGamg(executor, wholeMesh, ranks);
             if (!shareable)
             {
-                Info<< "gpuLduGroupSystem: each rank of the group keeps its"
+                Info<< "gpuLduRankGroup: each rank of the group keeps its"
                     << " own GAMG hierarchy (a rank has coupled patches other"
                     << " than processor patches to the group, or updates them"
                     << " out of patch order): exact, but slower than one"
@@ -182,7 +182,7 @@ bool Foam::gpuLduGroupSystem::gamgShared
 }
 
 
-void Foam::gpuLduGroupSystem::forgetGamg()
+void Foam::gpuLduRankGroup::forgetGamg()
 {
     gamgAgglomeration_ = nullptr;
     gamgShared_ = false;
@@ -190,7 +190,7 @@ void Foam::gpuLduGroupSystem::forgetGamg()
 }
 
 
-gpuLdu::SolveResult Foam::gpuLduGroupSystem::solveGamg
+gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
 (
     const lduMatrix& matrix,
     const FieldField<Field, scalar>& interfaceBouCoeffs,
