@@ -291,14 +291,18 @@ bool oneHierarchy(const std::vector<CombinedLevel>& levels)
 }
 
 
-std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms)
+void termCoefficients
+(
+    const std::vector<int>& termSource,
+    const double* rankTerms,
+    std::vector<double>& values
+)
 {
-    std::vector<double> values(termSource.size());
+    values.resize(termSource.size());
     for (std::size_t k = 0; k < termSource.size(); ++k)
     {
         values[k] = rankTerms[termSource[k]];
     }
-    return values;
 }
 
 
