@@ -291,18 +291,14 @@ bool oneHierarchy(const std::vector<CombinedLevel>& levels)
 }
 
 
-void termCoefficients
-(
-    const std::vector<int>& termSource,
-    const double* rankTerms,
-    std::vector<double>& values
-)
+std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms)
 {
-    values.resize(termSource.size());
+    std::vector<double> values(termSource.size());
     for (std::size_t k = 0; k < termSource.size(); ++k)
     {
         values[k] = rankTerms[termSource[k]];
     }
+    return values;
 }
 
 

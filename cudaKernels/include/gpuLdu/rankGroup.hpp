@@ -142,13 +142,7 @@ CombinedCoarsening combineCoarsening
 bool oneHierarchy(const std::vector<CombinedLevel>& levels);
 
 //- The device coupling terms' coefficients from the ranks' terms one after the other
-//  (into values, resized: a buffer kept across solves is not allocated again)
-void termCoefficients
-(
-    const std::vector<int>& termSource,
-    const double* rankTerms,
-    std::vector<double>& values
-);
+std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms);
 
 //- The part (rank of the group) whose range [start[k], start[k+1]) holds index, and the index
 //  there; part -1 (local the index) where none does

@@ -164,32 +164,22 @@ void Foam::gpuLduRankGroup::exchangeValues
     receiveValues(mine, into);
     lastArrivalSeconds_ = secondsSince(start);
 
-    // each device coupling term's coefficients from the ranks' terms (into
-    // the buffers of the last solve: 2.2M values at 8M cells, allocated and
-    // faulted in afresh each solve cost a few ms)
-    gpuLdu::termCoefficients
-    (
-        combined_.termSource, values_.interfaceBou, termCoeffs_
-    );
-    gpuLdu::termCoefficients
-    (
-        combined_.termSource, values_.interfaceInt, termIntCoeffs_
-    );
+    // each device coupling term's coefficients from the ranks' terms
+    termCoeffs_ =
+        gpuLdu::termCoefficients(combined_.termSource, values_.interfaceBou);
+    termIntCoeffs_ =
+        gpuLdu::termCoefficients(combined_.termSource, values_.interfaceInt);
     if (levelCoeffs)
     {
         const label nLevels = gamgTermStart_.size();
-        gamgTermBou_.resize(nLevels);
-        gamgTermInt_.resize(nLevels);
+        gamgTermBou_.assign(nLevels, std::vector<double>());
+        gamgTermInt_.assign(nLevels, std::vector<double>());
         for (label k = 1; k < nLevels; ++k)
         {
-            gpuLdu::termCoefficients
-            (
-                gamgTermSource_[k], gamgRankBou_[k].data(), gamgTermBou_[k]
-            );
-            gpuLdu::termCoefficients
-            (
-                gamgTermSource_[k], gamgRankInt_[k].data(), gamgTermInt_[k]
-            );
+            gamgTermBou_[k] =
+                gpuLdu::termCoefficients(gamgTermSource_[k], gamgRankBou_[k].data());
+            gamgTermInt_[k] =
+                gpuLdu::termCoefficients(gamgTermSource_[k], gamgRankInt_[k].data());
         }
     }
 }
