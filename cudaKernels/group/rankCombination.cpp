@@ -5,12 +5,6 @@
 #include "gpuLdu/rankGroup.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <stdexcept>
-#include <string>
-#include <thread>
 
 namespace gpuLdu
 {
@@ -284,85 +278,6 @@ CombinedCoarsening combineCoarsening
     c.faceFlipMap.reset(new bool[flip.size()]);
     std::copy(flip.begin(), flip.end(), c.faceFlipMap.get());
     return c;
-}
-
-
-namespace
-{
-
-//- work(k) for k in [0, n), each on a thread of its own (at most the hardware's), the first
-//  exception thrown by any rethrown here once all have finished
-template<class Work>
-void forEachOnThreads(int n, const Work& work)
-{
-    const int nThreads =
-        std::max(1, std::min(n, int(std::max(1u, std::thread::hardware_concurrency()))));
-    std::atomic<int> next{0};
-    std::exception_ptr failed;
-    std::mutex failedMutex;
-    const auto worker = [&]()
-    {
-        for (int k = next++; k < n; k = next++)
-        {
-            try
-            {
-                work(k);
-            }
-            catch (...)
-            {
-                std::lock_guard<std::mutex> lock(failedMutex);
-                if (!failed)
-                {
-                    failed = std::current_exception();
-                }
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < nThreads; ++t)
-    {
-        threads.emplace_back(worker);
-    }
-    worker();
-    for (std::thread& t : threads)
-    {
-        t.join();
-    }
-    if (failed)
-    {
-        std::rethrow_exception(failed);
-    }
-}
-
-} // namespace
-
-
-CombinedHierarchy combineHierarchy
-(
-    std::vector<std::vector<RankLevel>>& levels,
-    std::vector<std::vector<Coarsening>>& steps
-)
-{
-    CombinedHierarchy h;
-    const int nLevels = int(levels.size());
-    if (int(steps.size()) + 1 != std::max(nLevels, 1))
-    {
-        throw std::runtime_error
-        (
-            std::to_string(steps.size()) + " coarsening steps for " + std::to_string(nLevels)
-          + " levels"
-        );
-    }
-    h.levels.resize(nLevels);
-    // the finest (largest) level first: it takes longest
-    forEachOnThreads(nLevels, [&](int k) { h.levels[k] = combineRanks(levels[k]); });
-    h.steps.resize(steps.size());
-    forEachOnThreads
-    (
-        int(steps.size()),
-        [&](int k) { h.steps[k] = combineCoarsening(steps[k], h.levels[k + 1]); }
-    );
-    return h;
 }
 
 

@@ -9,7 +9,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -180,85 +179,6 @@ TEST(RankGroup, CoarseningOffsetByRank)
     EXPECT_EQ(v.restrictAddressing, c.restrictAddressing.data());
     EXPECT_EQ((std::vector<bool>(v.faceFlipMap, v.faceFlipMap + 4)),
         (std::vector<bool>{false, false, true, false}));
-}
-
-//- A hierarchy combined level by level on threads: the same as combineRanks and
-//  combineCoarsening one after the other; steps that do not fit the levels are an error
-TEST(RankGroup, HierarchyAsLevelByLevel)
-{
-    // two ranks, three levels: chains of 8, 4, 2 cells, one processor face between the ranks
-    // on every level (rank 0's last cell against rank 1's first)
-    const auto level = [](int nCells, int r)
-    {
-        return r == 0 ? chain(nCells, {1}, {{nCells - 1}}) : chain(nCells, {0}, {{0}});
-    };
-    const auto step = [](int nFine)
-    {
-        // pairs of cells: fine face 2i (inside a pair) is -1 - i, face 2i+1 coarse face i
-        Coarsening c;
-        for (int i = 0; i < nFine; ++i)
-        {
-            c.restrictAddressing.push_back(i/2);
-        }
-        for (int f = 0; f + 1 < nFine; ++f)
-        {
-            c.faceRestrictAddressing.push_back(f % 2 == 0 ? -1 - f/2 : f/2);
-            c.faceFlipMap.push_back(f % 4 == 3);
-        }
-        return c;
-    };
-    std::vector<std::vector<RankLevel>> levels;
-    std::vector<std::vector<Coarsening>> steps;
-    for (int nCells : {8, 4, 2})
-    {
-        levels.push_back({level(nCells, 0), level(nCells, 1)});
-        if (nCells > 2)
-        {
-            steps.push_back({step(nCells), step(nCells)});
-        }
-    }
-    std::vector<CombinedLevel> one;
-    for (const std::vector<RankLevel>& l : levels)
-    {
-        one.push_back(combineRanks(l));
-    }
-    std::vector<CombinedCoarsening> oneSteps;
-    for (std::size_t k = 0; k < steps.size(); ++k)
-    {
-        oneSteps.push_back(combineCoarsening(steps[k], one[k + 1]));
-    }
-
-    std::vector<std::vector<RankLevel>> levelsIn = levels;
-    std::vector<std::vector<Coarsening>> stepsIn = steps;
-    const CombinedHierarchy h = combineHierarchy(levelsIn, stepsIn);
-    ASSERT_EQ(h.levels.size(), 3u);
-    ASSERT_EQ(h.steps.size(), 2u);
-    for (std::size_t k = 0; k < 3; ++k)
-    {
-        SCOPED_TRACE("level " + std::to_string(k));
-        EXPECT_EQ(h.levels[k].rowStart, one[k].rowStart);
-        EXPECT_EQ(h.levels[k].faceStart, one[k].faceStart);
-        EXPECT_EQ(h.levels[k].lower, one[k].lower);
-        EXPECT_EQ(h.levels[k].upper, one[k].upper);
-        EXPECT_EQ(h.levels[k].couplings.rows, one[k].couplings.rows);
-        EXPECT_EQ(h.levels[k].couplings.cols, one[k].couplings.cols);
-        EXPECT_EQ(h.levels[k].termSource, one[k].termSource);
-        EXPECT_EQ(h.levels[k].couplings.rows.size(), 2u);
-    }
-    for (std::size_t k = 0; k < 2; ++k)
-    {
-        SCOPED_TRACE("step " + std::to_string(k));
-        EXPECT_EQ(h.steps[k].restrictAddressing, oneSteps[k].restrictAddressing);
-        EXPECT_EQ(h.steps[k].faceRestrictAddressing, oneSteps[k].faceRestrictAddressing);
-        const std::size_t nFaces = oneSteps[k].faceRestrictAddressing.size();
-        EXPECT_TRUE(std::equal(h.steps[k].faceFlipMap.get(), h.steps[k].faceFlipMap.get() + nFaces,
-            oneSteps[k].faceFlipMap.get()));
-    }
-
-    // one step too few
-    levelsIn = levels;
-    std::vector<std::vector<Coarsening>> tooFew(1, steps[0]);
-    EXPECT_THROW(combineHierarchy(levelsIn, tooFew), std::runtime_error);
 }
 
 TEST(RankGroup, LocatePart)

@@ -137,24 +137,6 @@ CombinedCoarsening combineCoarsening
     const CombinedLevel& coarse
 );
 
-//- A GAMG hierarchy of the group: every level and every coarsening step combined
-struct CombinedHierarchy
-{
-    std::vector<CombinedLevel> levels;
-    //- steps[k]: level k to level k + 1
-    std::vector<CombinedCoarsening> steps;
-};
-
-//- The ranks' hierarchies combined: levels[k][r] is group rank r's level k, steps[k][r] its step
-//  from level k to k + 1 (both moved from). Each level (then each step) is combined on a thread
-//  of its own: at 8M cells the 16 levels of 16 ranks took 1.4 s one after the other. The same
-//  result as combineRanks and combineCoarsening level by level.
-CombinedHierarchy combineHierarchy
-(
-    std::vector<std::vector<RankLevel>>& levels,
-    std::vector<std::vector<Coarsening>>& steps
-);
-
 //- Whether the combined levels of a hierarchy can be one: every level holds all the patches
 //  (none on the host, no host cell)
 bool oneHierarchy(const std::vector<CombinedLevel>& levels);

@@ -32,36 +32,17 @@ bool Foam::gpuLduRankGroup::combineGamg
     const label n = ranks.size();
     const label nLevels = ranks[0].levels.size();
 
-    // Level k: the ranks' level k one after the other; step k likewise (the
-    // levels, then the steps, each on a thread of its own)
-    std::vector<std::vector<gpuLdu::RankLevel>> levels(nLevels);
-    std::vector<std::vector<gpuLdu::Coarsening>> rankSteps(nLevels - 1);
+    // Level k: the ranks' level k one after the other
+    std::vector<gpuLdu::CombinedLevel> combined;
     for (label k = 0; k < nLevels; ++k)
     {
-        levels[k].resize(n);
+        std::vector<gpuLdu::RankLevel> level(n);
         for (label r = 0; r < n; ++r)
         {
-            levels[k][r] = std::move(ranks[r].levels[k]);
-            if (k + 1 < nLevels)
-            {
-                rankSteps[k].resize(n);
-                rankSteps[k][r] = std::move(ranks[r].steps[k]);
-            }
+            level[r] = std::move(ranks[r].levels[k]);
         }
+        combined.push_back(gpuLdu::combineRanks(level));
     }
-    gpuLdu::CombinedHierarchy hierarchy;
-    try
-    {
-        hierarchy = gpuLdu::combineHierarchy(levels, rankSteps);
-    }
-    catch (const std::exception& e)
-    {
-        FatalErrorInFunction
-            << e.what() << abort(FatalError);
-    }
-    const std::vector<gpuLdu::CombinedLevel>& combined = hierarchy.levels;
-    const std::vector<gpuLdu::CombinedCoarsening>& steps = hierarchy.steps;
-
     // The finest level's terms are those the Krylov system's exchange
     // brings (termCoeffs_): the same patches, combined alike
     if
@@ -71,6 +52,18 @@ bool Foam::gpuLduRankGroup::combineGamg
     )
     {
         return false;
+    }
+
+    // Each coarsening step of the ranks one after the other
+    std::vector<gpuLdu::CombinedCoarsening> steps;
+    for (label k = 0; k + 1 < nLevels; ++k)
+    {
+        std::vector<gpuLdu::Coarsening> step(n);
+        for (label r = 0; r < n; ++r)
+        {
+            step[r] = std::move(ranks[r].steps[k]);
+        }
+        steps.push_back(gpuLdu::combineCoarsening(step, combined[k + 1]));
     }
     std::vector<gpuLdu::GamgLevelView> views;
     for (label k = 0; k + 1 < nLevels; ++k)
