@@ -40,79 +40,95 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     // agglomerateInterfaceCoefficients)
     forAll(agglomeration, i)
     {
-        const lduInterfaceFieldPtrsList& fineInterfaces =
-            i == 0 ? interfaces : interfaces_[i - 1];
-        const FieldField<Field, scalar>& fineBou =
-            i == 0 ? interfaceBouCoeffs : bouCoeffs_[i - 1];
-        const FieldField<Field, scalar>& fineInt =
-            i == 0 ? interfaceIntCoeffs : intCoeffs_[i - 1];
-
-        const lduInterfacePtrsList& coarseMeshInterfaces =
-            agglomeration.interfaceLevel(i + 1);
-        const labelListList& patchFineToCoarse =
-            agglomeration.patchFaceRestrictAddressing(i);
-        const labelList& nPatchFaces = agglomeration.nPatchFaces(i);
-
-        coarseMatrices_.set(i, new lduMatrix(agglomeration.meshLevel(i + 1)));
-        primitiveInterfaces_.set
-        (
-            i,
-            new PtrList<lduInterfaceField>(fineInterfaces.size())
-        );
-        interfaces_.set(i, new lduInterfaceFieldPtrsList(fineInterfaces.size()));
-        bouCoeffs_.set(i, new FieldField<Field, scalar>(fineInterfaces.size()));
-        intCoeffs_.set(i, new FieldField<Field, scalar>(fineInterfaces.size()));
-
-        forAll(fineInterfaces, inti)
-        {
-            if (fineInterfaces.set(inti))
-            {
-                const GAMGInterface& coarseInterface =
-                    refCast<const GAMGInterface>(coarseMeshInterfaces[inti]);
-
-                primitiveInterfaces_[i].set
-                (
-                    inti,
-                    GAMGInterfaceField::New
-                    (
-                        coarseInterface,
-                        fineInterfaces[inti]
-                    ).ptr()
-                );
-                interfaces_[i].set(inti, &primitiveInterfaces_[i][inti]);
-
-                // Each coarse patch face the sum of its fine faces'
-                const auto restrictCoeffs = [&]
-                (
-                    FieldField<Field, scalar>& coarse,
-                    const FieldField<Field, scalar>& fine
-                )
-                {
-                    coarse.set(inti, new scalarField(nPatchFaces[inti], Zero));
-                    agglomeration.restrictField
-                    (
-                        coarse[inti],
-                        fine[inti],
-                        patchFineToCoarse[inti]
-                    );
-                };
-                restrictCoeffs(bouCoeffs_[i], fineBou);
-                restrictCoeffs(intCoeffs_[i], fineInt);
-            }
-        }
-
-        couplings_.set
-        (
-            i + 1,
-            new gpuLduCoupling
-            (
-                coarseMatrices_[i], bouCoeffs_[i], intCoeffs_[i],
-                interfaces_[i], cmpt
-            )
-        );
+        coarsen(agglomeration, i, cmpt);
     }
 }
 
+
+// * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+
+void Foam::gpuLduGamgCouplings::coarsen
+(
+    const GAMGAgglomeration& agglomeration,
+    const label i,
+    const direction cmpt
+)
+{
+    const lduInterfaceFieldPtrsList& fineInterfaces =
+        i == 0 ? fineInterfaces_ : interfaces_[i - 1];
+    const FieldField<Field, scalar>& fineBou =
+        i == 0 ? fineBouCoeffs_ : bouCoeffs_[i - 1];
+    const FieldField<Field, scalar>& fineInt =
+        i == 0 ? fineIntCoeffs_ : intCoeffs_[i - 1];
+
+    const lduInterfacePtrsList& coarseMeshInterfaces =
+        agglomeration.interfaceLevel(i + 1);
+    const labelListList& patchFineToCoarse =
+        agglomeration.patchFaceRestrictAddressing(i);
+    const labelList& nPatchFaces = agglomeration.nPatchFaces(i);
+
+    coarseMatrices_.set(i, new lduMatrix(agglomeration.meshLevel(i + 1)));
+    primitiveInterfaces_.set
+    (
+        i,
+        new PtrList<lduInterfaceField>(fineInterfaces.size())
+    );
+    interfaces_.set(i, new lduInterfaceFieldPtrsList(fineInterfaces.size()));
+    bouCoeffs_.set(i, new FieldField<Field, scalar>(fineInterfaces.size()));
+    intCoeffs_.set(i, new FieldField<Field, scalar>(fineInterfaces.size()));
+
+    forAll(fineInterfaces, inti)
+    {
+        if (!fineInterfaces.set(inti))
+        {
+            continue;
+        }
+        const GAMGInterface& coarseInterface =
+            refCast<const GAMGInterface>(coarseMeshInterfaces[inti]);
+
+        primitiveInterfaces_[i].set
+        (
+            inti,
+            GAMGInterfaceField::New
+            (
+                coarseInterface,
+                fineInterfaces[inti]
+            ).ptr()
+        );
+        interfaces_[i].set(inti, &primitiveInterfaces_[i][inti]);
+
+        // Each coarse patch face the sum of its fine faces'
+        const auto restrictCoeffs = [&]
+        (
+            FieldField<Field, scalar>& coarse,
+            const FieldField<Field, scalar>& fine
+        )
+        {
+            coarse.set(inti, new scalarField(nPatchFaces[inti], Zero));
+            agglomeration.restrictField
+            (
+                coarse[inti],
+                fine[inti],
+                patchFineToCoarse[inti]
+            );
+        };
+        restrictCoeffs(bouCoeffs_[i], fineBou);
+        restrictCoeffs(intCoeffs_[i], fineInt);
+    }
+
+    couplings_.set
+    (
+        i + 1,
+        new gpuLduCoupling
+        (
+            coarseMatrices_[i], bouCoeffs_[i], intCoeffs_[i],
+            interfaces_[i], cmpt
+        )
+    );
+}
+
+
+// * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
 
 std::vector<const gpuLdu::Coupling*>
 Foam::gpuLduGamgCouplings::couplings() const
