@@ -105,6 +105,19 @@ void copyPart(const DoublesView& part, double* at)
     std::copy(part.begin(), part.end(), at);
 }
 
+//- Whether a rank's finest-level parts fit its places: psi, source and the interface
+//  coefficients the rank's size, diag, upper and lower the rank's or 0 (not written)
+void expectFinestSizes(const RankValues& values, const RankPlaces& at)
+{
+    expectSize(values.psi, at.nCells, false, "psi");
+    expectSize(values.source, at.nCells, false, "source");
+    expectSize(values.diag, at.nCells, true, "diag");
+    expectSize(values.upper, at.nFaces, true, "upper");
+    expectSize(values.lower, at.nFaces, true, "lower");
+    expectSize(values.interfaceBou, at.nTerms, false, "interface coefficients");
+    expectSize(values.interfaceInt, at.nTerms, false, "interface coefficients");
+}
+
 //- The number of group rank r's coarse level coefficients (A's and A^T's)
 int levelCoeffCount(int r, const GroupValues& into)
 {
@@ -287,13 +300,7 @@ GroupValues sharedValues(double* base, const RankPlaces& group)
 
 void writeRankValues(const RankValues& values, const RankPlaces& at, GroupValues& into)
 {
-    expectSize(values.psi, at.nCells, false, "psi");
-    expectSize(values.source, at.nCells, false, "source");
-    expectSize(values.diag, at.nCells, true, "diag");
-    expectSize(values.upper, at.nFaces, true, "upper");
-    expectSize(values.lower, at.nFaces, true, "lower");
-    expectSize(values.interfaceBou, at.nTerms, false, "interface coefficients");
-    expectSize(values.interfaceInt, at.nTerms, false, "interface coefficients");
+    expectFinestSizes(values, at);
     copyPart(values.psi, into.psi + at.cell);
     copyPart(values.source, into.source + at.cell);
     copyPart(values.diag, into.diag + at.cell);
@@ -312,14 +319,7 @@ void placeRankValues
     GroupValues& into
 )
 {
-    const RankPlaces at = rankPlaces(finest, r);
-    expectSize(values.psi, at.nCells, false, "psi");
-    expectSize(values.source, at.nCells, false, "source");
-    expectSize(values.diag, at.nCells, true, "diag");
-    expectSize(values.upper, at.nFaces, true, "upper");
-    expectSize(values.lower, at.nFaces, true, "lower");
-    expectSize(values.interfaceBou, at.nTerms, false, "interface coefficients");
-    expectSize(values.interfaceInt, at.nTerms, false, "interface coefficients");
+    expectFinestSizes(values, rankPlaces(finest, r));
     expectSize(values.levelCoeffs, levelCoeffCount(r, into), false, "coarse levels' coefficients");
 
     // level after level (from 1): the rank's terms of A, then of A^T
