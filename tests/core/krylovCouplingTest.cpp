@@ -2,7 +2,7 @@
 // The Krylov solvers' couplings and sums: a cell's several interface terms in OpenFOAM's order;
 // sums through the host (as across ranks) and per part (the ranks of a consolidated system) the
 // device's; interface terms held by the system (DeviceCouplings) the host coupling's; values in
-// a HostBuffer those in ordinary memory.
+// a SharedHostBuffer (the rank group's) those in ordinary memory.
 
 #include "referenceKrylov.hpp"
 
@@ -190,9 +190,9 @@ public:
     }
 };
 
-//- Values in a HostBuffer (page-locked for the GPU: copied straight to and from the device)
-//  give the solve that the same values in ordinary memory give, bit for bit
-TYPED_TEST(KrylovTest, HostBufferValuesSolveAsOrdinaryMemory)
+//- Values in a SharedHostBuffer (page-locked for the GPU: copied straight to and from the
+//  device) give the solve that the same values in ordinary memory give, bit for bit
+TYPED_TEST(KrylovTest, SharedHostBufferValuesSolveAsOrdinaryMemory)
 {
     const LduProblem p = gpuLdu::test::asymmetric(24, 20, 18, 91);
     const std::vector<double> b = referenceAmul(p, randomVector(p.nCells, 92));
@@ -200,12 +200,12 @@ TYPED_TEST(KrylovTest, HostBufferValuesSolveAsOrdinaryMemory)
     c.tolerance = 1e-10;
     const auto copied = [](const std::vector<double>& v)
     {
-        HostBuffer h(TypeParam::executor, v.size());
-        std::copy(v.begin(), v.end(), h.begin());
+        SharedHostBuffer h(TypeParam::executor, v.size());
+        std::copy(v.begin(), v.end(), h.data());
         return h;
     };
-    HostBuffer diag = copied(p.diag), upper = copied(p.upperCoeffs), lower = copied(p.lowerCoeffs);
-    HostBuffer source = copied(b), psi = copied(std::vector<double>(p.nCells, 0.0));
+    SharedHostBuffer diag = copied(p.diag), upper = copied(p.upperCoeffs), lower = copied(p.lowerCoeffs);
+    SharedHostBuffer source = copied(b), psi = copied(std::vector<double>(p.nCells, 0.0));
     ASSERT_EQ(psi.size(), std::size_t(p.nCells));
 
     LduSystemImpl<TypeParam> sys(p.addressing());
@@ -220,7 +220,7 @@ TYPED_TEST(KrylovTest, HostBufferValuesSolveAsOrdinaryMemory)
     EXPECT_GT(r.nIterations, 0);
     EXPECT_EQ(q.nIterations, r.nIterations);
     EXPECT_EQ(q.finalResidual, r.finalResidual);
-    EXPECT_EQ(std::vector<double>(psi.begin(), psi.end()), x);
+    EXPECT_EQ(std::vector<double>(psi.data(), psi.data() + psi.size()), x);
 }
 
 //- Sums per part (the ranks of a consolidated system): each part's partial is the sum over its

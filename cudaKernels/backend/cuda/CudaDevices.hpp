@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the CUDA backend tells and does about the devices and the host's page-locked memory
 // (GpuBackend.cu), in plain C++ types: for the device selection (runtime/devices.cpp) and
-// HostBuffer and SharedHostBuffer (runtime/hostBuffer.cpp, sharedHostBuffer.cpp), compiled by g++ in a build with CUDA.
+// SharedHostBuffer (runtime/sharedHostBuffer.cpp), compiled by g++ in a build with CUDA.
 
 #ifndef GPULDU_CUDADEVICES_HPP
 #define GPULDU_CUDADEVICES_HPP
@@ -20,10 +20,6 @@ int cudaVisibleDevices();
 
 //- cudaSetDevice(device); the device's name and PCI bus id
 std::string cudaUseDevice(int device);
-
-//- n doubles of page-locked host memory (cudaMallocHost), and their release
-double* cudaPinnedAllocate(std::size_t n);
-void cudaPinnedFree(double* p);
 
 //- Page-locks n doubles of host memory allocated otherwise (cudaHostRegister), and undoes it
 void cudaPinnedRegister(double* p, std::size_t n);

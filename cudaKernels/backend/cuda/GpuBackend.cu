@@ -367,18 +367,6 @@ int cudaVisibleDevices()
     return count;
 }
 
-double* cudaPinnedAllocate(std::size_t n)
-{
-    double* p = nullptr;
-    GPULDU_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(n, 1)*sizeof(double)));
-    return p;
-}
-
-void cudaPinnedFree(double* p)
-{
-    cudaFreeHost(p);
-}
-
 void cudaPinnedRegister(double* p, std::size_t n)
 {
     GPULDU_CUDA_CHECK(cudaHostRegister(p, n*sizeof(double), cudaHostRegisterDefault));

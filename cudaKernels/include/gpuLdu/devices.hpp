@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The devices: whether the build has the GPU backend, which device a process and a node's ranks
-// use, and host memory for values on their way to a device (HostBuffer; SharedHostBuffer for the
-// processes of one host). Part of the core's
+// use, and host memory for values on their way to a device that the processes of one host share
+// (SharedHostBuffer). Part of the core's
 // interface: gpuLdu.hpp includes every part.
 
 #ifndef GPULDU_DEVICES_HPP
@@ -15,31 +15,6 @@
 
 namespace gpuLdu
 {
-
-//- Host memory for values on their way to a system or back: page-locked for the GPU executor,
-//  so that setMatrix and solve copy straight between it and the device (no staging copy through
-//  the system's own page-locked buffer); ordinary memory for the CPU executor.
-class HostBuffer
-{
-    double* data_ = nullptr;
-    std::size_t size_ = 0;
-    bool pinned_ = false;
-
-public:
-    HostBuffer() = default;
-    HostBuffer(Executor executor, std::size_t n);
-    ~HostBuffer();
-    HostBuffer(const HostBuffer&) = delete;
-    HostBuffer& operator=(const HostBuffer&) = delete;
-    HostBuffer(HostBuffer&& other) noexcept;
-    HostBuffer& operator=(HostBuffer&& other) noexcept;
-
-    double* data() { return data_; }
-    const double* data() const { return data_; }
-    std::size_t size() const { return size_; }
-    double* begin() { return data_; }
-    double* end() { return data_ + size_; }
-};
 
 //- Doubles that the processes of one host share: the memory of an anonymous file (memfd_create,
 //  not bounded by /dev/shm's size) that one process makes and the others map through its
