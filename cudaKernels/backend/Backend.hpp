@@ -15,6 +15,8 @@
 //                         complex (Complex: transposes, never conjugates: complex symmetric)
 //   B::availableMemory()  what an allocation may take (checked before the direct solver's)
 //   B::synchronize()      wait for the backend's queue
+//   B::WorkGraph          stream work recorded once and replayed (a CUDA graph; on the host
+//                         the work itself each time): run(record, f)
 //   B::Workspace          what a solve repeats: sums (kept on the backend or brought to the
 //                         host) and value transfers
 // and __host__ __device__ functors (GPULDU_HD) that hold raw pointers (ptr()) to backend arrays.

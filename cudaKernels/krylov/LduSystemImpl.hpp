@@ -356,6 +356,16 @@ public:
             || (nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late)));
     }
 
+    //- Whether this system's products, interface terms and sums under a coupling stay on the
+    //  backend (no host phase of an interface, sums left on the backend): work that may be
+    //  recorded and replayed (B::WorkGraph)
+    bool staysOnBackend(const Coupling& coupling) const
+    {
+        const bool hostPhases = nIf() > 0
+            && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
+        return !hostPhases && partStarts_.size() == 2 && coupling.sumsAreLocal();
+    }
+
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
     void tmul(double* y, const double* x, const Coupling& coupling)
     {

@@ -95,6 +95,11 @@ class GamgSystemImpl : public GamgSystem
     GamgTimes times_;
     bool timed_ = false;
 
+    //- The V-cycle's two legs (down to the coarsest level, back up) recorded once per solve and
+    //  replayed, where cyclesRecordable
+    typename B::WorkGraph legs_[2];
+    bool recordCycles_ = false;
+
     int nCoarse() const
     {
         return int(steps_.size());
@@ -211,15 +216,54 @@ class GamgSystemImpl : public GamgSystem
         smoothers_[k].setup(smoother, smootherLevel(k));
     }
 
-    //- GAMGSolver::Vcycle
-    void vCycle(const double* source, const SolverControls& controls, const GamgControls& c)
+    //- GAMGSolver::Vcycle: down to the coarsest level, its solve, back up. Where the legs'
+    //  work stays on the backend (recordCycles_), each leg is recorded at the solve's first
+    //  V-cycle (record) and replayed at the others: the same kernels on the same arrays, the
+    //  coarsest solve (host transfers) between them.
+    void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, bool record)
+    {
+        runLeg(0, record, [&] { restrictionLeg(c); });
+        timed(times_.coarsest, [&] { solveCoarsest(controls, c); });
+        runLeg(1, record, [&] { prolongationLeg(source, c); });
+    }
+
+    template<class F>
+    void runLeg(int leg, bool record, const F& f)
+    {
+        if (recordCycles_)
+        {
+            legs_[leg].run(record, f);
+        }
+        else
+        {
+            f();
+        }
+    }
+
+    //- Whether the V-cycle's legs may be recorded: untimed (the timing waits for the device),
+    //  a smoother whose sweeps are recordable, every level's work on the backend
+    bool cyclesRecordable(const GamgControls& c) const
+    {
+        if (timed_ || !Smoothers<B>::recordable(c.smoother))
+        {
+            return false;
+        }
+        for (int k = 0; k <= nCoarse(); ++k)
+        {
+            if (!systems_[k]->staysOnBackend(coupling(k)))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    //- The V-cycle's way down: the finest residual restricted, then on each coarse level above
+    //  the coarsest the pre-sweeps (where asked) and the restriction of the source
+    void restrictionLeg(const GamgControls& c)
     {
         const int coarsest = nCoarse() - 1;
-        Level& finest = *systems_[0];
-        double* psi = finest.psi();
-        double* Apsi = ptr(Apsi_);
         double* ACf = ptr(scratch1_);
-        double* preSmoothed = ptr(scratch2_);
 
         timed(times_.transfer, [&] { steps_[0].restrictField(ptr(finestResidual_), ptr(src_[0])); });
 
@@ -257,8 +301,19 @@ class GamgSystemImpl : public GamgSystem
             }
             timed(times_.transfer, [&] { steps_[k + 1].restrictField(ptr(src_[k]), ptr(src_[k + 1])); });
         }
+    }
 
-        timed(times_.coarsest, [&] { solveCoarsest(controls, c); });
+    //- The V-cycle's way up: on each level above the coarsest the coarse correction prolonged
+    //  (interpolated, scaled where asked), added to the pre-smoothed one, post-smoothed; on the
+    //  finest level added to psi, which the finest sweeps smooth towards source
+    void prolongationLeg(const double* source, const GamgControls& c)
+    {
+        const int coarsest = nCoarse() - 1;
+        Level& finest = *systems_[0];
+        double* psi = finest.psi();
+        double* Apsi = ptr(Apsi_);
+        double* ACf = ptr(scratch1_);
+        double* preSmoothed = ptr(scratch2_);
 
         for (int k = coarsest - 1; k >= 0; --k)
         {
@@ -546,9 +601,12 @@ public:
             {
                 throw *badPivot;
             }
+            recordCycles_ = cyclesRecordable(gamg);
+            bool firstCycle = true;
             do
             {
-                vCycle(finest.source(), controls, gamg);
+                vCycle(finest.source(), controls, gamg, firstCycle);
+                firstCycle = false;
                 finest.amul(Apsi, finest.psi(), coupling);
                 forEach<B>(0, n, detail::Residual{finest.source(), Apsi, residual});
                 if (residualStops(result, sums.gSum(detail::SumMag{residual}), normFactor))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The GAMG smoothers, one entry each (its keywords, whether it is OpenFOAM's, whether the
-// V-cycle divides by the diagonal under it, its class: in its own file under smoothers/). The
+// V-cycle divides by the diagonal under it, whether its sweeps may be recorded and replayed:
+// recordable, false where not said; its class: in its own file under smoothers/). The
 // one list to extend when adding one (registry/Registry.hpp and smoothers/SmootherLevel.hpp say
 // what an entry and its class carry). Every smoother table and listing and the checkNative
 // refusal are generated from it.

@@ -10,9 +10,22 @@
 
 #include <memory>
 #include <tuple>
+#include <type_traits>
 
 namespace gpuLdu
 {
+
+//- Entry::recordable where the entry says it, else false: whether the smoother's sweeps may be
+//  recorded once and replayed (B::WorkGraph): only kernels on the stream, whose parameters stay
+//  the same from one V-cycle of a solve to the next (not so for the level-scheduled sweeps,
+//  whose launches count epochs on the host)
+template<class Entry, class = void>
+struct RecordableOf : std::false_type
+{};
+
+template<class Entry>
+struct RecordableOf<Entry, std::void_t<decltype(Entry::recordable)>> : std::bool_constant<Entry::recordable>
+{};
 
 template<class B>
 class Smoothers
@@ -46,6 +59,14 @@ public:
         bool divides = true;
         SmootherRegistry::visit(smoother.id(), [&](auto entry) { divides = decltype(entry)::dividesByDiagonal; });
         return divides;
+    }
+
+    //- Whether the smoother's sweeps may be recorded and replayed (RecordableOf)
+    static bool recordable(GamgSmoother smoother)
+    {
+        bool recordable = false;
+        SmootherRegistry::visit(smoother.id(), [&](auto entry) { recordable = RecordableOf<decltype(entry)>::value; });
+        return recordable;
     }
 
     //- The smoother's numeric set-up on the level (a zero or non-finite pivot: ValueError)

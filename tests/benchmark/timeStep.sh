@@ -20,9 +20,12 @@
 # step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
 # runs' logs to $OUT/timeStep-<N>-<run>.log.gz.
 # With -base DIR each plugin run runs once more, as <run>@base, with the plugin and core of DIR
-# (another build: before and after a change, in one run on one machine).
+# (another build: before and after a change, in one run on one machine). A plugin run named
+# <run>+opt has the lines of -options added to its p and pFinal dictionaries (a keyword's
+# effect in the same run, e.g. -runs "GAMGGPUChebyshev GAMGGPUChebyshev+opt" -options
+# "scaleCorrection false;").
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
-#                    [-base DIR]
+#                    [-base DIR] [-options "keyword value; ..."]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
 # Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
 # the timer library in $GPULDU_LIBDIR (or platforms/lib), else wmake to build it.
@@ -34,7 +37,8 @@ np=$(nproc)
 executor=gpu
 runs="nativeGAMG nativePCG GAMGGPUChebyshev GAMGGPUGaussSeidel PCGGPUDIC"
 base=
-usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR]"
+options=
+usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"]"
 while [ $# -gt 0 ]; do
     case "$1" in
         -sizes) sizes=$2; shift 2 ;;
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
         -executor) executor=$2; shift 2 ;;
         -runs) runs=$2; shift 2 ;;
         -base) base=$(cd "$2" && pwd) || exit 1; shift 2 ;;
+        -options) options=$2; shift 2 ;;
         *) echo "$usage" >&2; exit 1 ;;
     esac
 done
@@ -50,6 +55,8 @@ done
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
 for r in $runs; do
     case "$r" in nativeGAMG|nativePCG|GAMGGPUChebyshev|GAMGGPUGaussSeidel|PCGGPUDIC) ;;
+        GAMGGPUChebyshev+opt|GAMGGPUGaussSeidel+opt|PCGGPUDIC+opt)
+            [ -n "$options" ] || { echo "run '$r' without -options; $usage" >&2; exit 1; } ;;
         *) echo "unknown run '$r'; $usage" >&2; exit 1 ;; esac
 done
 if [ -n "$base" ]; then
@@ -94,8 +101,8 @@ solverDict()
 # writeFvSolution <case> <run>: p, pFinal and U of the run (tolerances of the tutorial)
 writeFvSolution()
 {
-    local p line exec="" u=PBiCGStab
-    case "${2%@base}" in
+    local p line exec="" u=PBiCGStab run=${2%@base}
+    case "${run%+opt}" in
         nativeGAMG) p=GAMG; line="smoother        GaussSeidel;" ;;
         nativePCG) p=PCG; line="preconditioner  DIC;" ;;
         GAMGGPUChebyshev) p=GAMGGPU; line="smoother        Chebyshev;" ;;
@@ -103,6 +110,7 @@ writeFvSolution()
         PCGGPUDIC) p=PCGGPU; line="preconditioner  DIC;" ;;
     esac
     case "$2" in native*) ;; *) exec=$executor; u=PBiCGStabGPU ;; esac
+    case "$run" in *+opt) line="$line $options" ;; esac
     {
         echo 'FoamFile { version 2.0; format ascii; class dictionary; object fvSolution; }'
         echo 'solvers'
@@ -229,7 +237,7 @@ for n in $sizes; do
     echo "$t"
     if [ -n "${OUT:-}" ]; then
         echo "$t" > "$OUT/timeStep-$n.txt"
-        for r in $runs; do gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-${r/@/-}.log.gz"; done
+        for r in $runs; do gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-$(echo "$r" | tr '@+' '--').log.gz"; done
     fi
 done
 [ -n "${CAVITY_KEEP:-}" ] || rm -rf "$work"

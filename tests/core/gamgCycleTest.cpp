@@ -2,7 +2,8 @@
 // Whole GAMG solves (multigrid/GamgSystemImpl.hpp): every smoother solves to tolerance and
 // reports the residual of the psi it returns, with and without coupled interfaces on every
 // level; bad values and pivots reported with their level before the V-cycles; interface terms
-// held by the hierarchy (DeviceCouplings) the host's couplings bit for bit; ESI's "norm none";
+// held by the hierarchy (DeviceCouplings) the host's couplings bit for bit; V-cycles recorded
+// and replayed those launched one by one; ESI's "norm none";
 // the pre-sweep residual by rows (ESI v2406+) against b - A x.
 
 #include "gamgTestSupport.hpp"
@@ -259,6 +260,76 @@ TYPED_TEST(GamgTest, DeviceCouplingsAreTheHostCouplings)
             EXPECT_EQ(h.initialResidual, d.initialResidual) << "smoother " << smootherName(s);
             EXPECT_EQ(h.finalResidual, d.finalResidual) << "smoother " << smootherName(s);
             EXPECT_EQ(psiHost, psiDevice) << "smoother " << smootherName(s);
+        }
+    }
+}
+
+//- The V-cycle's legs recorded at a solve's first V-cycle and replayed at the others
+//  (B::WorkGraph: where the smoother's sweeps are recordable and every level's work stays on the
+//  backend, as in a group's hierarchy with its sums on the device) give what the same V-cycles
+//  launched kernel by kernel give (a timed solve records nothing), bit for bit: with interface
+//  terms on every level, for smoothers that record and one that does not; and again after new
+//  matrix values (a new Chebyshev bound: a replay of the first solve's recording would differ)
+TYPED_TEST(GamgTest, RecordedVCyclesAreTheVCyclesLaunchedOneByOne)
+{
+    const LduProblem p = poisson3D(16, 12, 10, 18, -1, true);
+    const TestHierarchy h(p, 60);
+    std::vector<DeviceCouplings> deviceOf;
+    std::vector<std::vector<double>> coeffsOf(h.problems.size());
+    for (std::size_t k = 0; k < h.problems.size(); ++k)
+    {
+        deviceOf.push_back(deviceCouplings(h.problems[k], coeffsOf[k]));
+    }
+    auto recorded = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), h.views);
+    auto oneByOne = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), h.views);
+    for (auto* gamg : {recorded.get(), oneByOne.get()})
+    {
+        gamg->setDeviceCouplings(deviceOf);
+        for (std::size_t k = 0; k < h.problems.size(); ++k)
+        {
+            gamg->setDeviceCouplingCoeffs(int(k), coeffsOf[k].data(), coeffsOf[k].data());
+        }
+    }
+    oneByOne->setTimed(true);
+    const std::vector<double> b = referenceSource(p);
+    std::vector<double> firstPsi;
+    for (double growth : {0.0, 0.7})
+    {
+        // every third diagonal larger (still diagonally dominant): another Gershgorin bound
+        std::vector<double> diag = p.diag;
+        for (std::size_t i = 0; i < diag.size(); i += 3)
+        {
+            diag[i] *= 1 + growth;
+        }
+        for (auto* gamg : {recorded.get(), oneByOne.get()})
+        {
+            gamg->setMatrix(diag.data(), p.upperCoeffs.data(), nullptr);
+        }
+        for (GamgSmoother s : {GamgSmoother::named("Chebyshev"), GamgSmoother::named("l1Jacobi"),
+                               GamgSmoother::named("GaussSeidel")})
+        {
+            SCOPED_TRACE(smootherName(s) + ", diagonal growth " + std::to_string(growth));
+            GamgControls c;
+            c.smoother = s;
+            c.interpolateCorrection = true;
+            c.nPreSweeps = 1;
+            SolverControls controls;
+            controls.tolerance = 1e-9;
+            controls.maxIter = 200;
+            std::vector<double> psiRecorded(p.nCells, 0.0), psiOneByOne(p.nCells, 0.0);
+            const SolveResult r = recorded->solve(psiRecorded.data(), b.data(), controls, c, {});
+            const SolveResult o = oneByOne->solve(psiOneByOne.data(), b.data(), controls, c, {});
+            EXPECT_TRUE(r.converged);
+            EXPECT_GT(r.nIterations, 2);
+            EXPECT_EQ(r.nIterations, o.nIterations);
+            EXPECT_EQ(r.finalResidual, o.finalResidual);
+            EXPECT_EQ(psiRecorded, psiOneByOne);
+            if (s == GamgSmoother::named("Chebyshev"))
+            {
+                // the negative control: the new values solve to another psi
+                EXPECT_NE(firstPsi, psiRecorded);
+                firstPsi = psiRecorded;
+            }
         }
     }
 }

@@ -42,6 +42,7 @@
 #                                    when named)
 #   GPU_TIMESTEP       "-sizes 100"  step j's options of timeStep.sh (its sizes, steps; words)
 #   GPU_TIMESTEP_RUNS  (all)         step j's runs (timeStep.sh -runs)
+#   GPU_TIMESTEP_OPTIONS (none)      step j's -options of timeStep.sh (the lines of its +opt runs)
 #   GPU_BLAS_DIR       .gpu/openblas  a multithreaded BLAS (libblas.so.3, liblapack.so.3: Debian's
 #                                    libopenblas0-pthread) for step i's CHOLMOD and UMFPACK
 #   GPU_LDLT_SIZES     "30 50 80"    step i's K^3 Laplacians
@@ -143,7 +144,7 @@ step h "MPI runs ($executor): parallel, decomposed, devices, bad values" "${limi
 # shellcheck disable=SC2086 # GPU_TIMESTEP is a list of options
 step j "the whole time step: timeStep.sh ${GPU_TIMESTEP:--sizes 100} ($executor)" "${limitJ:-560}" timeStep.log \
     bash tests/benchmark/timeStep.sh ${GPU_TIMESTEP:--sizes 100} -executor "$executor" \
-        ${GPU_TIMESTEP_RUNS:+-runs "$GPU_TIMESTEP_RUNS"} \
+        ${GPU_TIMESTEP_RUNS:+-runs "$GPU_TIMESTEP_RUNS"} ${GPU_TIMESTEP_OPTIONS:+-options "$GPU_TIMESTEP_OPTIONS"} \
     && grep -vE '^cavity3D [0-9]+, ' "$OUT/timeStep.log" | tail -n 30
 
 stepSummary "$start"

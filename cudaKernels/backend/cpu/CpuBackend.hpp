@@ -100,6 +100,18 @@ struct CpuBackend
     static void useDefaultStream()
     {}
 
+    //- The GPU backend's recorded stream work (GpuBackend::WorkGraph): on the host f runs
+    //  each time
+    class WorkGraph
+    {
+    public:
+        template<class F>
+        void run(bool, const F& f)
+        {
+            f();
+        }
+    };
+
     //- Dense blocks (column-major, leading dimensions ld*), for the direct solver's fronts:
     //  C -= A B^T with C m x n, A m x k, B n x k; lowerOnly (m == n): only C's lower triangle
     //  is wanted (the rest may be left as it was or not)

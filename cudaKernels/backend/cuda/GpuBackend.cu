@@ -96,6 +96,71 @@ void GpuBackend::useDefaultStream()
     stream() = nullptr;
 }
 
+GpuBackend::WorkGraph::~WorkGraph()
+{
+    if (exec_)
+    {
+        cudaGraphExecDestroy(exec_);
+    }
+    if (recording_)
+    {
+        cudaStreamDestroy(recording_);
+    }
+}
+
+//- The kernels' stream switched to this graph's own (non-blocking: no implicit wait on the
+//  legacy stream, which may not wait on a stream that records), recording on this thread;
+//  the graph is launched on the stream before it, in order with its work
+void GpuBackend::WorkGraph::beginRecording()
+{
+    if (!recording_)
+    {
+        GPULDU_CUDA_CHECK(cudaStreamCreateWithFlags(&recording_, cudaStreamNonBlocking));
+    }
+    GPULDU_CUDA_CHECK(cudaStreamBeginCapture(recording_, cudaStreamCaptureModeThreadLocal));
+    before_ = stream();
+    stream() = recording_;
+}
+
+//- The recording ended and the kernels' stream back to the one before; kept: the executable
+//  graph updated in place (same kernels, new parameters: a cheap update) or made afresh
+void GpuBackend::WorkGraph::endRecording(bool keep)
+{
+    stream() = before_;
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(recording_, &graph);
+    if (!keep || ended != cudaSuccess)
+    {
+        if (graph)
+        {
+            cudaGraphDestroy(graph);
+        }
+        if (keep)
+        {
+            GPULDU_CUDA_CHECK(ended);
+        }
+        return;
+    }
+    if (exec_)
+    {
+        cudaGraphExecUpdateResultInfo info;
+        if (cudaGraphExecUpdate(exec_, graph, &info) != cudaSuccess)
+        {
+            (void)cudaGetLastError();
+            GPULDU_CUDA_CHECK(cudaGraphExecDestroy(exec_));
+            exec_ = nullptr;
+        }
+    }
+    if (!exec_)
+    {
+        const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
+        cudaGraphDestroy(graph);
+        GPULDU_CUDA_CHECK(made);
+        return;
+    }
+    GPULDU_CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
 void GpuBackend::subtractProductNT(int m, int n, int k, const double* A, int lda, const double* B, int ldb,
                                    double* C, int ldc, bool lowerOnly)
 {

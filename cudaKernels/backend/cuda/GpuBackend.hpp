@@ -28,9 +28,10 @@ struct GpuBackend
 
     static constexpr Executor executor = Executor::gpu;
 
+    //- Thrust's algorithms without a wait for the host, on the kernels' current stream
     static auto policy()
     {
-        return thrust::cuda::par_nosync;
+        return thrust::cuda::par_nosync.on(stream());
     }
 
     //- A level-scheduled sweep: all levels in one launch of the schedule's number of blocks
@@ -51,7 +52,7 @@ struct GpuBackend
             s.sweepByLevel(f);
             return;
         }
-        GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int)));
+        GPULDU_CUDA_CHECK(cudaMemsetAsync(s.ticket(), 0, sizeof(int), stream()));
         const int sms = multiprocessors();
         const int wanted = s.oneLaunchBlocks() > 0
             ? s.oneLaunchBlocks()
@@ -60,13 +61,13 @@ struct GpuBackend
         {
             const auto kernel = valueWaitSweepKernel<chunk, F>;
             const int blocks = std::min({s.nChunks(), wanted, residentBlocks(kernel, chunk)});
-            kernel<<<blocks, chunk>>>(s.nChunks(), s.chunkBegin(), s.ticket(), f);
+            kernel<<<blocks, chunk, 0, stream()>>>(s.nChunks(), s.chunkBegin(), s.ticket(), f);
         }
         else
         {
             const auto kernel = persistentSweepKernel<chunk, F>;
             const int blocks = std::min({s.nChunks(), wanted, residentBlocks(kernel, chunk)});
-            kernel<<<blocks, chunk>>>(
+            kernel<<<blocks, chunk, 0, stream()>>>(
                 s.nChunks(), s.chunkBegin(), s.chunkDepStart(), s.chunkDeps(), s.chunkDone(),
                 s.nextEpoch(), s.ticket(), f);
         }
@@ -146,6 +147,49 @@ struct GpuBackend
     static void useDefaultStream();
     static cudaStream_t& stream();
 
+    //- Stream work that repeats with the same arrays and sizes (a V-cycle's legs) as one CUDA
+    //  graph: run(true, f) records what f launches (nothing runs while it records), then
+    //  launches the recording; run(false, f) launches the last recording again without calling
+    //  f. One launch instead of f's many: the host's cost per kernel (several microseconds, more
+    //  than a small level's kernel takes) is paid once per recording. f may only launch work on
+    //  stream() (no transfer, no wait, no allocation).
+    class WorkGraph
+    {
+        cudaStream_t recording_ = nullptr;
+        //- The kernels' stream before the recording (back after it)
+        cudaStream_t before_ = nullptr;
+        cudaGraphExec_t exec_ = nullptr;
+
+        void beginRecording();
+        void endRecording(bool keep);
+
+    public:
+        WorkGraph() = default;
+        WorkGraph(const WorkGraph&) = delete;
+        WorkGraph& operator=(const WorkGraph&) = delete;
+        ~WorkGraph();
+
+        template<class F>
+        void run(bool record, const F& f)
+        {
+            if (record || !exec_)
+            {
+                beginRecording();
+                try
+                {
+                    f();
+                }
+                catch (...)
+                {
+                    endRecording(false);
+                    throw;
+                }
+                endRecording(true);
+            }
+            GPULDU_CUDA_CHECK(cudaGraphLaunch(exec_, stream()));
+        }
+    };
+
     //- Dense blocks (column-major, leading dimensions ld*), for the direct solver's fronts:
     //  C -= A B^T with C m x n, A m x k, B n x k; lowerOnly (m == n): only C's lower triangle
     //  is wanted (the rest may be left as it was or not)
@@ -202,9 +246,9 @@ struct GpuBackend
         void sumTo(int n, const F& f, double* out)
         {
             const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
-            sumBlocksKernel<<<blocks, block_>>>(n, f, partials_);
+            sumBlocksKernel<<<blocks, block_, 0, stream()>>>(n, f, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<1, block_>>>(blocks, partials_, out);
+            sumPartialsKernel<block_><<<1, block_, 0, stream()>>>(blocks, partials_, out);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
 
@@ -232,9 +276,9 @@ struct GpuBackend
         template<class F>
         void sumParts(const F& f, double* host)
         {
-            sumPartBlocksKernel<<<nParts_*blocksPerPart_, block_>>>(partStarts_, blocksPerPart_, f, partials_);
+            sumPartBlocksKernel<<<nParts_*blocksPerPart_, block_, 0, stream()>>>(partStarts_, blocksPerPart_, f, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<nParts_, block_>>>(blocksPerPart_, partials_, partSums_);
+            sumPartialsKernel<block_><<<nParts_, block_, 0, stream()>>>(blocksPerPart_, partials_, partSums_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
             download(host, partSums_, nParts_);
         }

@@ -158,6 +158,7 @@ struct Chebyshev
     static constexpr Variant variants[] = {{"Chebyshev", Takes::both, nullptr}};
     static constexpr bool openFOAMs = false;
     static constexpr bool dividesByDiagonal = true;
+    static constexpr bool recordable = true;
     template<class B>
     using Type = ChebyshevSmoother<B>;
 };

@@ -74,6 +74,7 @@ struct L1Jacobi
     static constexpr Variant variants[] = {{"l1Jacobi", Takes::both, nullptr}};
     static constexpr bool openFOAMs = false;
     static constexpr bool dividesByDiagonal = true;
+    static constexpr bool recordable = true;
     template<class B>
     using Type = L1JacobiSmoother<B>;
 };
