@@ -18,7 +18,7 @@
 //   B::WorkGraph          stream work recorded once and replayed (a CUDA graph; on the host
 //                         the work itself each time): run(record, f)
 //   B::Workspace          what a solve repeats: sums (kept on the backend or brought to the
-//                         host) and value transfers
+//                         host), maxima and value transfers, without allocating
 // and __host__ __device__ functors (GPULDU_HD) that hold raw pointers (ptr()) to backend arrays.
 // The backends: cpu/CpuBackend.hpp (g++, Thrust's sequential CPP system) and
 // cuda/GpuBackend.hpp (nvcc, Thrust's CUDA system plus the kernels of cuda/).

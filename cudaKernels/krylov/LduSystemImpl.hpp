@@ -65,6 +65,8 @@ private:
     Vector<int> dcStart_;
     Vector<int> dcCols_;
     Vector<double> dcCoeffs_;
+    //- The device couplings' terms by row: where row i's start in dcCols_ (every row)
+    Vector<int> dcRowStart_;
 
     //- The interface cells, and x and y there (on the backend, then on the host)
     Vector<int> ifCells_;
@@ -315,6 +317,33 @@ public:
         B::upload(ptr(dcRows_), c.rows.data(), nRows);
         B::upload(ptr(dcStart_), c.start.data(), nRows + 1);
         B::upload(ptr(dcCols_), c.cols.data(), c.cols.size());
+        std::vector<int> rowStart(n() + 1, 0);
+        for (int j = 0; j < nRows; ++j)
+        {
+            rowStart[c.rows[j] + 1] = c.start[j + 1] - c.start[j];
+        }
+        for (int i = 0; i < n(); ++i)
+        {
+            rowStart[i + 1] += rowStart[i];
+        }
+        dcRowStart_.resize(n() + 1);
+        B::upload(ptr(dcRowStart_), rowStart.data(), rowStart.size());
+    }
+
+    //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty)
+    detail::InterfaceRowTerms interfaceRowTerms() const
+    {
+        if (dcRows_.empty())
+        {
+            return {};
+        }
+        return {ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_)};
+    }
+
+    //- Whether a coupling has interfaces of this system that the host evaluates
+    bool hasHostInterfaces(const Coupling& coupling) const
+    {
+        return nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
     }
 
     void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) override
@@ -352,8 +381,7 @@ public:
     //- Whether a coupling puts terms on this system's rows
     bool hasInterfaces(const Coupling& coupling) const
     {
-        return !dcRows_.empty()
-            || (nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late)));
+        return !dcRows_.empty() || hasHostInterfaces(coupling);
     }
 
     //- Whether this system's products, interface terms and sums under a coupling stay on the
@@ -361,9 +389,7 @@ public:
     //  recorded and replayed (B::WorkGraph)
     bool staysOnBackend(const Coupling& coupling) const
     {
-        const bool hostPhases = nIf() > 0
-            && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
-        return !hostPhases && partStarts_.size() == 2 && coupling.sumsAreLocal();
+        return !hasHostInterfaces(coupling) && partStarts_.size() == 2 && coupling.sumsAreLocal();
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.

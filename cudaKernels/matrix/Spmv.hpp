@@ -102,6 +102,31 @@ struct ApplyCouplings
     }
 };
 
+//- The same interface terms found by row (rowStart over every row, empty where a row has
+//  none; the terms in ApplyCouplings' order): row i's source with them added, b_i + sum_k
+//  c[k]*x[cols[k]], the same sum in the same order as ApplyCouplings with add gives it, for a
+//  row kernel that adds its own terms instead of reading a b' made by a pass before it.
+//  rowStart nullptr: no terms.
+struct InterfaceRowTerms
+{
+    const int* rowStart = nullptr;
+    const int* cols = nullptr;
+    const double* c = nullptr;
+
+    GPULDU_HD double source(int i, const double* b, const double* x) const
+    {
+        double acc = b[i];
+        if (rowStart)
+        {
+            for (int k = rowStart[i]; k < rowStart[i + 1]; ++k)
+            {
+                acc += c[k]*x[cols[k]];
+            }
+        }
+        return acc;
+    }
+};
+
 } // namespace detail
 
 } // namespace gpuLdu

@@ -14,6 +14,7 @@
 #include <thrust/transform_reduce.h>
 
 #include <complex>
+#include <cfloat>
 #include <cstring>
 #include <initializer_list>
 #include <utility>
@@ -236,6 +237,20 @@ struct CpuBackend
                 f,
                 0.0,
                 thrust::plus<double>()
+            );
+        }
+
+        //- Maximum of f(i) over i in [0, n) (-DBL_MAX where n is 0)
+        template<class F>
+        double maximum(int n, const F& f)
+        {
+            return thrust::transform_reduce(
+                policy(),
+                thrust::counting_iterator<int>(0),
+                thrust::counting_iterator<int>(n),
+                f,
+                -DBL_MAX,
+                thrust::maximum<double>()
             );
         }
 

@@ -240,16 +240,23 @@ struct GpuBackend
 
         double* pinned(std::size_t n);
 
-        //- *out (device memory) = sum of f(i) over i in [0, n): block sums, then one block sums
-        //  those
-        template<class F>
-        void sumTo(int n, const F& f, double* out)
+        //- *out (device memory) = f(i) over i in [0, n) reduced by Op (summed: SumOp, or
+        //  their maximum: MaxOp): block reductions, then one block reduces those
+        template<class Op, class F>
+        void reduceTo(int n, const F& f, double* out)
         {
             const int blocks = std::max(1, std::min(maxBlocks_, (n + block_ - 1)/block_));
-            sumBlocksKernel<<<blocks, block_, 0, stream()>>>(n, f, partials_);
+            reduceBlocksKernel<F, Op><<<blocks, block_, 0, stream()>>>(n, f, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<1, block_, 0, stream()>>>(blocks, partials_, out);
+            reducePartialsKernel<block_, Op><<<1, block_, 0, stream()>>>(blocks, partials_, out);
             GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
+        //- One value of the device to the host (a wait for the stream)
+        double fetchOne(const double* device)
+        {
+            GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), device, sizeof(double), cudaMemcpyDeviceToHost));
+            return *pinned_;
         }
 
     public:
@@ -262,11 +269,16 @@ struct GpuBackend
         template<class F>
         double sum(int n, const F& f)
         {
-            sumTo(n, f, partials_);
-            double result;
-            GPULDU_CUDA_CHECK(cudaMemcpy(pinned(1), partials_, sizeof(double), cudaMemcpyDeviceToHost));
-            result = *pinned_;
-            return result;
+            reduceTo<SumOp>(n, f, partials_);
+            return fetchOne(partials_);
+        }
+
+        //- Maximum of f(i) over i in [0, n) (-DBL_MAX where n is 0): no allocation, one wait
+        template<class F>
+        double maximum(int n, const F& f)
+        {
+            reduceTo<MaxOp>(n, f, partials_);
+            return fetchOne(partials_);
         }
 
         //- Rows [starts[p], starts[p+1]) are part p of the sums of sumParts
@@ -278,7 +290,7 @@ struct GpuBackend
         {
             sumPartBlocksKernel<<<nParts_*blocksPerPart_, block_, 0, stream()>>>(partStarts_, blocksPerPart_, f, partials_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            sumPartialsKernel<block_><<<nParts_, block_, 0, stream()>>>(blocksPerPart_, partials_, partSums_);
+            reducePartialsKernel<block_><<<nParts_, block_, 0, stream()>>>(blocksPerPart_, partials_, partSums_);
             GPULDU_CUDA_CHECK(cudaGetLastError());
             download(host, partSums_, nParts_);
         }
@@ -288,7 +300,7 @@ struct GpuBackend
         template<class F>
         void sumInto(int n, const F& f, int slot)
         {
-            sumTo(n, f, partials_ + maxBlocks_ + slot);
+            reduceTo<SumOp>(n, f, partials_ + maxBlocks_ + slot);
         }
 
         const double* scalars() const

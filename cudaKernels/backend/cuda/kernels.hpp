@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The GPU's twins of the host backend's loops: one thread per index, and sums in a fixed order
-// (block sums, then one block sums those), so that a sum is the same from run to run. Templates,
+// The GPU's twins of the host backend's loops: one thread per index, and sums (and maxima) in a
+// fixed order (block sums, then one block sums those), so that a sum is the same from run to run. Templates,
 // defined in this header, so that every binary that instantiates the GPU algorithms has its own
 // copy of the kernels.
 
 #ifndef GPULDU_CUDAKERNELS_HPP
 #define GPULDU_CUDAKERNELS_HPP
+
+#include <cfloat>
 
 namespace gpuLdu
 {
@@ -36,37 +38,54 @@ __global__ void forEachTeamKernel(int begin, F f)
     f(begin + int(blockIdx.x), BlockTeam());
 }
 
-//- The sum of every thread's acc over the block, in a fixed tree order (the same bits every
-//  run), returned to every thread; s: blockDim.x (a power of two) doubles of shared memory.
-__device__ inline double blockSum(double acc, double* s)
+//- The reductions of the kernels below: a sum, a maximum
+struct SumOp
 {
+    static __device__ double identity() { return 0; }
+    __device__ double operator()(double a, double b) const { return a + b; }
+};
+
+struct MaxOp
+{
+    static __device__ double identity() { return -DBL_MAX; }
+    __device__ double operator()(double a, double b) const { return a < b ? b : a; }
+};
+
+//- Every thread's acc reduced by Op over the block, in a fixed tree order (the same bits every
+//  run), returned to every thread; s: blockDim.x (a power of two) doubles of shared memory.
+template<class Op = SumOp>
+__device__ inline double blockReduce(double acc, double* s)
+{
+    const Op op;
     s[threadIdx.x] = acc;
     __syncthreads();
     for (int w = blockDim.x/2; w > 0; w /= 2)
     {
         if (threadIdx.x < w)
         {
-            s[threadIdx.x] += s[threadIdx.x + w];
+            s[threadIdx.x] = op(s[threadIdx.x], s[threadIdx.x + w]);
         }
         __syncthreads();
     }
     return s[0];
 }
 
-//- Block sums of f(i), grid-stride: partials[blockIdx.x]. Fixed order, so repeatable.
-template<class F>
-__global__ void sumBlocksKernel(int n, F f, double* partials)
+//- Block reductions (sums, maxima) of f(i), grid-stride: partials[blockIdx.x]. Fixed order,
+//  so repeatable.
+template<class F, class Op = SumOp>
+__global__ void reduceBlocksKernel(int n, F f, double* partials)
 {
     __shared__ double s[256];
-    double acc = 0;
+    const Op op;
+    double acc = Op::identity();
     for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
     {
-        acc += f(i);
+        acc = op(acc, f(i));
     }
-    const double sum = blockSum(acc, s);
+    const double r = blockReduce<Op>(acc, s);
     if (threadIdx.x == 0)
     {
-        partials[blockIdx.x] = sum;
+        partials[blockIdx.x] = r;
     }
 }
 
@@ -84,29 +103,31 @@ __global__ void sumPartBlocksKernel(const int* starts, int blocksPerPart, F f, d
     {
         acc += f(i);
     }
-    const double sum = blockSum(acc, s);
+    const double sum = blockReduce(acc, s);
     if (threadIdx.x == 0)
     {
         partials[blockIdx.x] = sum;
     }
 }
 
-//- out[b] = sum of partials[b*m, (b + 1)*m), one block of Block threads per b.
-template<int Block>
-__global__ void sumPartialsKernel(int m, const double* partials, double* out)
+//- out[b] = partials[b*m, (b + 1)*m) reduced by Op (summed, or their maximum), one block of
+//  Block threads per b.
+template<int Block, class Op = SumOp>
+__global__ void reducePartialsKernel(int m, const double* partials, double* out)
 {
     __shared__ double s[Block];
+    const Op op;
     partials += blockIdx.x*m;
     out += blockIdx.x;
-    double acc = 0;
+    double acc = Op::identity();
     for (int i = threadIdx.x; i < m; i += Block)
     {
-        acc += partials[i];
+        acc = op(acc, partials[i]);
     }
-    const double sum = blockSum(acc, s);
+    const double r = blockReduce<Op>(acc, s);
     if (threadIdx.x == 0)
     {
-        *out = sum;
+        *out = r;
     }
 }
 

@@ -18,10 +18,7 @@
 #include "multigrid/smoothers/JacobiLike.hpp"
 #include "registry/Registry.hpp"
 
-#include <thrust/functional.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/transform_reduce.h>
-
+#include <algorithm>
 #include <vector>
 
 namespace gpuLdu
@@ -56,8 +53,8 @@ struct GershgorinRow
 };
 
 //- One Chebyshev step of row i: r = (b - A x)_i/A_ii, d_i = cd*d_i + cr*r (d_i not read when
-//  cd is 0: the first step), xNew_i = x_i + d_i. With coupled interfaces b holds their terms
-//  of the old x.
+//  cd is 0: the first step), xNew_i = x_i + d_i. With coupled interfaces b (or b with the
+//  row's terms) holds their terms of the old x.
 struct ChebyshevRow
 {
     const int* rowStart;
@@ -65,6 +62,7 @@ struct ChebyshevRow
     const int* diagPos;
     const double* val;
     const double* b;
+    InterfaceRowTerms terms;
     const double* x;
     double* d;
     double* xNew;
@@ -74,7 +72,7 @@ struct ChebyshevRow
     GPULDU_HD void operator()(int i) const
     {
         const RowProduct row(rowStart, col, diagPos, val, x, i);
-        const double r = (b[i] - row.Ax)/val[diagPos[i]];
+        const double r = (terms.source(i, b, x) - row.Ax)/val[diagPos[i]];
         const double di = (cd == 0 ? 0.0 : cd*d[i]) + cr*r;
         d[i] = di;
         xNew[i] = x[i] + di;
@@ -131,10 +129,8 @@ public:
     {
         interfaceMagnitudes_.setup(level);
         const CsrMatrix<B>& A = level.system.matrix();
-        bound_ = level.coupling.maximum(thrust::transform_reduce(
-            B::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(level.system.n()),
-            detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), interfaceMagnitudes_.values()},
-            0.0, thrust::maximum<double>()));
+        bound_ = level.coupling.maximum(std::max(0.0, level.system.workspace().maximum(level.system.n(),
+            detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), interfaceMagnitudes_.values()})));
     }
 
     void smooth(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps) const
@@ -142,10 +138,11 @@ public:
         const CsrMatrix<B>& A = level.system.matrix();
         const ChebyshevCoefficients c(bound_, nSweeps);
         double* d = level.work[1];
-        jacobiSweeps(level, psi, b, nSweeps, [&](int sweep, const double* bPrime, const double* x, double* xNew)
+        jacobiSweeps(level, psi, b, nSweeps, [&](int sweep, const double* bPrime, const detail::InterfaceRowTerms& terms,
+                                                 const double* x, double* xNew)
         {
-            return detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), bPrime, x, d, xNew,
-                                        c.cd[sweep], c.cr[sweep]};
+            return detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), bPrime, terms, x, d,
+                                        xNew, c.cd[sweep], c.cr[sweep]};
         });
     }
 };

@@ -3,8 +3,8 @@
 // every row updated at once from the old values (Jacobi-like), so a sweep is one
 // bandwidth-bound pass over the matrix with no chain of dependent levels as in Gauss-Seidel.
 // Each sweep reads x and writes a new vector (the loop alternates two). Coupled interfaces
-// enter as Jacobi terms of the old values, through b', and in the row norms through each row's
-// sum of |interface coefficient|.
+// enter as Jacobi terms of the old values, through b' (added by each row where the level holds
+// them), and in the row norms through each row's sum of |interface coefficient|.
 
 #ifndef GPULDU_JACOBILIKESMOOTHER_HPP
 #define GPULDU_JACOBILIKESMOOTHER_HPP
@@ -52,13 +52,15 @@ template<class B>
 class InterfaceMagnitudes
 {
     typename B::template Vector<double> magnitude_;
+    bool has_ = false;
 
 public:
     void setup(const SmootherLevel<B>& level)
     {
-        magnitude_.clear();
-        if (level.system.hasInterfaces(level.coupling))
+        has_ = level.system.hasInterfaces(level.coupling);
+        if (has_)
         {
+            // kept from solve to solve (an allocation waits for the device)
             const int n = level.system.n();
             magnitude_.resize(n);
             thrust::fill_n(B::policy(), ptr(magnitude_), n, 0.0);
@@ -69,23 +71,28 @@ public:
     //- nullptr where the level has no interfaces
     const double* values() const
     {
-        return magnitude_.empty() ? nullptr : ptr(magnitude_);
+        return has_ ? ptr(magnitude_) : nullptr;
     }
 };
 
-//- nSweeps Jacobi-like sweeps: rowsOf(sweep, b', x, xNew) is the functor of one sweep's rows;
-//  each sweep reads one vector and writes the other of psi and a work vector, the last
-//  written is psi's
+//- nSweeps Jacobi-like sweeps: rowsOf(sweep, b', terms, x, xNew) is the functor of one sweep's
+//  rows; each sweep reads one vector and writes the other of psi and a work vector, the last
+//  written is psi's. The level's own interface terms (DeviceCouplings) each row adds to its
+//  b itself (terms: the same sum as a pass making b' before the sweep, one pass less); where
+//  the level has interfaces on the host, their b' (with the level's own terms) is made before
+//  each sweep and terms is empty.
 template<class B, class RowsOf>
 void jacobiSweeps(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps, const RowsOf& rowsOf)
 {
     const int n = level.system.n();
+    const bool termsInRows = !level.system.hasHostInterfaces(level.coupling);
+    const detail::InterfaceRowTerms terms = termsInRows ? level.system.interfaceRowTerms() : detail::InterfaceRowTerms{};
     double* x = psi;
     double* xNew = level.work[0];
     for (int sweep = 0; sweep < nSweeps; ++sweep)
     {
-        const double* bPrime = level.sourceWithInterfaces(b, x);
-        forEach<B>(0, n, rowsOf(sweep, bPrime, x, xNew));
+        const double* bPrime = termsInRows ? b : level.sourceWithInterfaces(b, x);
+        forEach<B>(0, n, rowsOf(sweep, bPrime, terms, x, xNew));
         std::swap(x, xNew);
     }
     if (x != psi)

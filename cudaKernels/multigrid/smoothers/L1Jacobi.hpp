@@ -18,8 +18,9 @@ namespace detail
 {
 
 //- One l1-Jacobi sweep of row i: xNew_i = x_i + (b - A x)_i/(A_ii +- sum_{j != i} |A_ij|).
-//  With coupled interfaces b holds their terms of the old x (b - A x is then the coupled
-//  residual) and interfaceMagnitude their rows' sum |coefficient| (nullptr: none).
+//  With coupled interfaces b (or b with the row's terms) holds their terms of the old x (b - A x
+//  is then the coupled residual) and interfaceMagnitude their rows' sum |coefficient| (nullptr:
+//  none).
 struct L1JacobiRow
 {
     const int* rowStart;
@@ -28,6 +29,7 @@ struct L1JacobiRow
     const double* val;
     const double* interfaceMagnitude;
     const double* b;
+    InterfaceRowTerms terms;
     const double* x;
     double* xNew;
 
@@ -37,7 +39,7 @@ struct L1JacobiRow
         const double D = val[diagPos[i]];
         const double offDiagonal = row.offDiagonalMagnitude + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
         const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
-        xNew[i] = x[i] + (b[i] - row.Ax)/l1;
+        xNew[i] = x[i] + (terms.source(i, b, x) - row.Ax)/l1;
     }
 };
 
@@ -58,10 +60,11 @@ public:
     {
         const CsrMatrix<B>& A = level.system.matrix();
         const double* magnitudes = interfaceMagnitudes_.values();
-        jacobiSweeps(level, psi, b, nSweeps, [&](int, const double* bPrime, const double* x, double* xNew)
+        jacobiSweeps(level, psi, b, nSweeps, [&](int, const double* bPrime, const detail::InterfaceRowTerms& terms,
+                                                 const double* x, double* xNew)
         {
             return detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes,
-                                       bPrime, x, xNew};
+                                       bPrime, terms, x, xNew};
         });
     }
 };
