@@ -69,6 +69,22 @@ public:
         }
     }
 
+    //- Scalars `slot` and `slot + 1` = the sums over all ranks of f(i) and of g(i): one pass
+    //  over the rows where they stay on the backend
+    template<class F, class G>
+    void sumInto(const F& f, const G& g, int slot)
+    {
+        if (nParts() == 1 && coupling_.sumsAreLocal())
+        {
+            ws_.sumPairInto(starts_.back(), f, g, slot);
+        }
+        else
+        {
+            sumInto(f, slot);
+            sumInto(g, slot + 1);
+        }
+    }
+
     //- The sum over all ranks of f(i), i over the rows, on the host
     template<class F>
     double gSum(const F& f)

@@ -151,8 +151,7 @@ class GamgSystemImpl : public GamgSystem
         const Coupling& coupling = this->coupling(k);
         level.amul(Acf, field, coupling);
         DeviceScalars<B> sums(level.workspace(), coupling, level.parts());
-        sums.sumInto(detail::Dot{source, field}, 0);
-        sums.sumInto(detail::Dot{Acf, field}, 1);
+        sums.sumInto(detail::Dot{source, field}, detail::Dot{Acf, field}, 0);
         forEach<B>(0, level.n(), detail::ScaleCorrection{sums.values(), source, Acf, diag(level), field});
     }
 

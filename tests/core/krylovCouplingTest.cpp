@@ -223,6 +223,47 @@ TYPED_TEST(KrylovTest, SharedHostBufferValuesSolveAsOrdinaryMemory)
     EXPECT_EQ(std::vector<double>(psi.data(), psi.data() + psi.size()), x);
 }
 
+//- Sums left on the backend (a coupling whose sums are local): a pair of sums in one pass
+//  (more rows than the pair's blocks cover at once) and one after the other, the workspace's
+//  maximum: the host's sums in index order (bit for bit on the host, to rounding on the GPU)
+TYPED_TEST(KrylovTest, SumsAndMaximaOnTheBackend)
+{
+    const int n = 300001;
+    const std::vector<double> x = randomVector(n, 94);
+    const std::vector<double> y = randomVector(n, 95);
+    typename TypeParam::template Vector<double> dx(x.begin(), x.end()), dy(y.begin(), y.end());
+    typename TypeParam::Workspace ws;
+    const Coupling local;
+    const std::vector<int> starts{0, n};
+    DeviceScalars<TypeParam> sums(ws, local, starts);
+    sums.sumInto(detail::Dot{ptr(dx), ptr(dy)}, detail::Sum{ptr(dy)}, 2);
+    sums.sumInto(detail::Dot{ptr(dx), ptr(dy)}, 4);
+    double got[3];
+    ws.fetch(2, 3, got);
+    double dot = 0;
+    double sum = 0;
+    double largest = -1e300;
+    for (int i = 0; i < n; ++i)
+    {
+        dot += x[i]*y[i];
+        sum += y[i];
+        largest = std::max(largest, x[i]);
+    }
+    const double maximum = ws.maximum(n, detail::Sum{ptr(dx)});
+    EXPECT_EQ(maximum, largest);
+    if (TypeParam::executor == Executor::cpu)
+    {
+        EXPECT_EQ(got[0], dot);
+        EXPECT_EQ(got[1], sum);
+    }
+    else
+    {
+        EXPECT_NEAR(got[0], dot, 1e-11*(1 + std::abs(dot)));
+        EXPECT_NEAR(got[1], sum, 1e-11*(1 + std::abs(sum)));
+    }
+    EXPECT_NEAR(got[2], got[0], 1e-11*(1 + std::abs(dot)));
+}
+
 //- Sums per part (the ranks of a consolidated system): each part's partial is the sum over its
 //  rows, in index order on the host; a solve with parts needs the iterations of one part
 TYPED_TEST(KrylovTest, SumsPerPart)

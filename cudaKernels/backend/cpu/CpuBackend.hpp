@@ -210,6 +210,15 @@ struct CpuBackend
             scalars_[slot] = sum(n, f);
         }
 
+        //- The sums of f and of g into scalar slots slot and slot + 1 (on the host: one after
+        //  the other, each in index order)
+        template<class F, class G>
+        void sumPairInto(int n, const F& f, const G& g, int slot)
+        {
+            sumInto(n, f, slot);
+            sumInto(n, g, slot + 1);
+        }
+
         const double* scalars() const
         {
             return scalars_;

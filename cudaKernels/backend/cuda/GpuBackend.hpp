@@ -303,6 +303,18 @@ struct GpuBackend
             reduceTo<SumOp>(n, f, partials_ + maxBlocks_ + slot);
         }
 
+        //- The sums of f and of g into scalar slots slot and slot + 1, in one pass over the
+        //  rows (left on the device, as sumInto)
+        template<class F, class G>
+        void sumPairInto(int n, const F& f, const G& g, int slot)
+        {
+            const int blocks = std::max(1, std::min(maxBlocks_/2, (n + block_ - 1)/block_));
+            sumPairBlocksKernel<<<blocks, block_, 0, stream()>>>(n, f, g, partials_);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+            reducePartialsKernel<block_><<<2, block_, 0, stream()>>>(blocks, partials_, partials_ + maxBlocks_ + slot);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
         const double* scalars() const
         {
             return partials_ + maxBlocks_;

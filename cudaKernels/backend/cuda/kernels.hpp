@@ -110,6 +110,30 @@ __global__ void sumPartBlocksKernel(const int* starts, int blocksPerPart, F f, d
     }
 }
 
+//- Block sums of f(i) and of g(i) in one pass, grid-stride: partials[blockIdx.x] and
+//  partials[gridDim.x + blockIdx.x]. Fixed order, so repeatable.
+template<class F, class G>
+__global__ void sumPairBlocksKernel(int n, F f, G g, double* partials)
+{
+    __shared__ double s[256];
+    double a = 0;
+    double b = 0;
+    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
+    {
+        a += f(i);
+        b += g(i);
+    }
+    const double sumA = blockReduce(a, s);
+    // every thread has read the first sum before s holds the second
+    __syncthreads();
+    const double sumB = blockReduce(b, s);
+    if (threadIdx.x == 0)
+    {
+        partials[blockIdx.x] = sumA;
+        partials[gridDim.x + blockIdx.x] = sumB;
+    }
+}
+
 //- out[b] = partials[b*m, (b + 1)*m) reduced by Op (summed, or their maximum), one block of
 //  Block threads per b.
 template<int Block, class Op = SumOp>

@@ -67,6 +67,7 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     nFaces_(addr.lowerAddr().size()),
     nTerms_(0),
     nHostCells_(0),
+    matrixVersion_(0),
     gamgAgglomeration_(nullptr),
     gamgShared_(false),
     gamgLocalSums_(false)
@@ -212,6 +213,7 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     }
     const auto start = std::chrono::steady_clock::now();
     system_ = gpuLdu::makeLduSystem(executor_, combined_.view());
+    systemMatrix_ = heldMatrix();
     system_->setParts(combined_.rowStart);
     system_->setDeviceCouplings(combined_.couplings);
     system_->setInterfaces(combined_.hostCells);
@@ -258,12 +260,15 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
     const auto ownerSolve = [&]() -> gpuLdu::SolveResult
     {
         gpuLdu::LduSystem& sys = *system();
-        sys.setMatrix
-        (
-            values_.diag,
-            values_.upper,
-            matrix.hasLower() ? values_.lower : nullptr
-        );
+        if (takesMatrix(systemMatrix_, matrix.hasLower()))
+        {
+            sys.setMatrix
+            (
+                values_.diag,
+                values_.upper,
+                matrix.hasLower() ? values_.lower : nullptr
+            );
+        }
         sys.setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
         const ownerCoupling group(*this, &coupling, matrix.mesh().comm());
         return sys.solve

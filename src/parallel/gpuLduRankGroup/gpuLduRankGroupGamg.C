@@ -73,6 +73,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     const double combinedSeconds = secondsSince(start);
 
     gamg_ = gpuLdu::makeGamgSystem(executor, combined[0].view(), views);
+    gamgMatrix_ = heldMatrix();
     std::vector<std::vector<int>> parts;
     std::vector<gpuLdu::DeviceCouplings> couplings;
     gamgTermStart_.clear();
@@ -226,12 +227,15 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
 
     const auto ownerSolve = [&]() -> gpuLdu::SolveResult
     {
-        gamg_->setMatrix
-        (
-            values_.diag,
-            values_.upper,
-            matrix.hasLower() ? values_.lower : nullptr
-        );
+        if (takesMatrix(gamgMatrix_, matrix.hasLower()))
+        {
+            gamg_->setMatrix
+            (
+                values_.diag,
+                values_.upper,
+                matrix.hasLower() ? values_.lower : nullptr
+            );
+        }
         gamg_->setDeviceCouplingCoeffs
         (
             0, termCoeffs_.data(), termIntCoeffs_.data()

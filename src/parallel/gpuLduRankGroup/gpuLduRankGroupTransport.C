@@ -293,6 +293,12 @@ void Foam::gpuLduRankGroup::receiveValues
         );
     }
     placeValues(0, mine, into);
+    // whether any rank wrote its diag, upper or lower: a new matrix
+    const auto wroteMatrix = [](const gpuLdu::RankValues& v)
+    {
+        return v.diag.size || v.upper.size || v.lower.size;
+    };
+    bool newMatrix = wroteMatrix(mine);
 
     // Each placed as it arrives (rank r's receive is request
     // firstRequest + r - 1)
@@ -316,12 +322,17 @@ void Foam::gpuLduRankGroup::receiveValues
                         << abort(FatalError);
                 }
                 placeValues(r, values, into);
+                newMatrix = newMatrix || wroteMatrix(values);
                 placed[r] = true;
                 --left;
             }
         }
     }
     UPstream::waitRequests(firstRequest);
+    if (newMatrix)
+    {
+        ++matrixVersion_;
+    }
 }
 
 
