@@ -5,11 +5,6 @@
 //   B::executor           Executor::cpu or Executor::gpu
 //   B::policy()           the Thrust execution policy of the backend
 //   B::forEach(b, e, f)   f(i) for i in [b, e), one parallel step (here: forEach<B>)
-//   B::forEachLanes<L>(b, e, f)  f(i, lanes) for i in [b, e), each index L neighbouring threads of
-//                         a warp on the GPU (lanes.lane(), lanes.size(), lanes.sum(v): the sum over
-//                         the lanes, the same bits on each), one (OneLane) on the host: a row's
-//                         entries loaded side by side where one thread's chain of loads is
-//                         the kernel's time (a small level)
 //   B::forEachTeam(b, e, t, f)  f(i, team) for i in [b, e), each index a team of t threads on the
 //                         GPU (one block; team.lane(), team.size(), team.sync()), of one on the host
 //   B::sweep(s, f)        a level-scheduled sweep: f(k) for the positions of each level, level
@@ -87,15 +82,6 @@ const T* ptr(const thrust::device_vector<T, Alloc>& v)
     return thrust::raw_pointer_cast(v.data());
 }
 #endif
-
-//- One lane per index (B::forEachLanes on the host, and a row functor called with an index
-//  alone): the lanes' sum is the value itself
-struct OneLane
-{
-    GPULDU_HD int lane() const { return 0; }
-    GPULDU_HD int size() const { return 1; }
-    GPULDU_HD double sum(double v) const { return v; }
-};
 
 namespace detail
 {

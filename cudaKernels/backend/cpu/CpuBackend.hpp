@@ -55,16 +55,6 @@ struct CpuBackend
         GPULDU_HD void sync() const {}
     };
 
-    //- f(i, lanes) for i in [begin, end), each index one lane (the GPU's are Lanes)
-    template<int Lanes, class F>
-    static void forEachLanes(int begin, int end, const F& f)
-    {
-        for (int i = begin; i < end; ++i)
-        {
-            f(i, OneLane());
-        }
-    }
-
     //- f(i, team) for i in [begin, end), each index a team of one (the team size is the GPU's)
     template<class F>
     static void forEachTeam(int begin, int end, int team, const F& f)

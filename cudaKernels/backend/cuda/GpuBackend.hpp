@@ -103,22 +103,6 @@ struct GpuBackend
         GPULDU_CUDA_CHECK(cudaGetLastError());
     }
 
-    //- f(i, lanes) for i in [begin, end), each index Lanes neighbouring threads of a warp
-    //  (kernels.hpp: LaneGroup)
-    template<int Lanes, class F>
-    static void forEachLanes(int begin, int end, const F& f)
-    {
-        if (end <= begin)
-        {
-            return;
-        }
-        constexpr int block = 256;
-        const long threads = long(end - begin)*Lanes;
-        const int blocks = int((threads + block - 1)/block);
-        forEachLanesKernel<Lanes><<<blocks, block, 0, stream()>>>(begin, end, f);
-        GPULDU_CUDA_CHECK(cudaGetLastError());
-    }
-
     //- f(i, team) for i in [begin, end), each index one block of `team` threads (a team:
     //  lane(), size(), sync() a barrier of the block)
     template<class F>

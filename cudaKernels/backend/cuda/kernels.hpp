@@ -23,43 +23,6 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
-//- Lanes neighbouring threads of a warp as one index's group (forEachLanesKernel): its lane,
-//  its size, and the sum of a value over its lanes by a butterfly of shuffles (every lane adds
-//  the same pairs: the same bits on each)
-template<int Lanes>
-struct LaneGroup
-{
-    static_assert(Lanes >= 1 && Lanes <= 16 && (Lanes & (Lanes - 1)) == 0, "1, 2, 4, 8 or 16 lanes");
-    int lane_;
-    unsigned mask_;
-
-    __device__ int lane() const { return lane_; }
-    __device__ int size() const { return Lanes; }
-    __device__ double sum(double v) const
-    {
-        for (int offset = Lanes/2; offset > 0; offset /= 2)
-        {
-            v += __shfl_xor_sync(mask_, v, offset, Lanes);
-        }
-        return v;
-    }
-};
-
-//- Lanes threads per index: the GPU twin of CpuBackend::forEachLanes. The lanes of an index
-//  are all there or all gone (an index past the end), so each group's shuffles see its lanes.
-template<int Lanes, class F>
-__global__ void forEachLanesKernel(int begin, int end, F f)
-{
-    const int t = int(blockIdx.x*blockDim.x + threadIdx.x);
-    const int i = begin + t/Lanes;
-    if (i < end)
-    {
-        const int lane = int(threadIdx.x) % Lanes;
-        const unsigned mask = ((1u << Lanes) - 1) << (int(threadIdx.x) % 32 - lane);
-        f(i, LaneGroup<Lanes>{lane, mask});
-    }
-}
-
 //- The threads of one block as a team (forEachTeamKernel): lane, size, barrier
 struct BlockTeam
 {

@@ -71,29 +71,11 @@ struct ChebyshevRow
 
     GPULDU_HD void operator()(int i) const
     {
-        (*this)(i, OneLane());
-    }
-
-    //- Row i by a group of lanes (each a part of the row's product), lane 0 writing
-    template<class Lanes>
-    GPULDU_HD void operator()(int i, const Lanes& lanes) const
-    {
-        const bool first = lanes.lane() == 0;
-        // lane 0's loads before the lanes' sum, so that they overlap the row's: the row's few
-        // interface terms in order (as a pass making b' adds them), the diagonal, d, x
-        const double bi = first ? terms.source(i, b, x) : 0.0;
-        const double D = first ? val[diagPos[i]] : 1.0;
-        const double dOld = first && cd != 0 ? d[i] : 0.0;
-        const double xi = first ? x[i] : 0.0;
-        const RowProduct row(rowStart, col, diagPos, val, x, i, lanes.lane(), lanes.size());
-        const double Ax = lanes.sum(row.Ax);
-        if (first)
-        {
-            const double r = (bi - Ax)/D;
-            const double di = (cd == 0 ? 0.0 : cd*dOld) + cr*r;
-            d[i] = di;
-            xNew[i] = xi + di;
-        }
+        const RowProduct row(rowStart, col, diagPos, val, x, i);
+        const double r = (terms.source(i, b, x) - row.Ax)/val[diagPos[i]];
+        const double di = (cd == 0 ? 0.0 : cd*d[i]) + cr*r;
+        d[i] = di;
+        xNew[i] = x[i] + di;
     }
 };
 

@@ -24,18 +24,16 @@ namespace gpuLdu
 namespace detail
 {
 
-//- (A x)_i and sum_{j != i} |A_ij| of a CSR row, or of every lanes-th entry from the lane's
-//  (lane, lanes: the row's part of one lane of its group; summed over the lanes, the row's)
+//- (A x)_i and sum_{j != i} |A_ij| of a CSR row
 struct RowProduct
 {
     double Ax = 0;
     double offDiagonalMagnitude = 0;
 
-    GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const double* val, const double* x, int i,
-                         int lane = 0, int lanes = 1)
+    GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const double* val, const double* x, int i)
     {
         const int d = diagPos[i];
-        for (int p = rowStart[i] + lane; p < rowStart[i + 1]; p += lanes)
+        for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
         {
             Ax += val[p]*x[col[p]];
             if (p != d)
@@ -83,13 +81,6 @@ public:
 //  b itself (terms: the same sum as a pass making b' before the sweep, one pass less); where
 //  the level has interfaces on the host, their b' (with the level's own terms) is made before
 //  each sweep and terms is empty.
-//- The rows of a level at most this many are swept by lanes (B::forEachLanes: each row's entries
-//  loaded by laneRows lanes side by side): there a sweep's time is one thread's chain of loads,
-//  not bytes (one H100, 1M cavity: 7-8 us a sweep from 62k rows down to 512, against 3.4 us for
-//  a prolongation of one load)
-constexpr int laneRowsUpTo = 65536;
-constexpr int laneRows = 8;
-
 template<class B, class RowsOf>
 void jacobiSweeps(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps, const RowsOf& rowsOf)
 {
@@ -101,14 +92,7 @@ void jacobiSweeps(const SmootherLevel<B>& level, double* psi, const double* b, i
     for (int sweep = 0; sweep < nSweeps; ++sweep)
     {
         const double* bPrime = termsInRows ? b : level.sourceWithInterfaces(b, x);
-        if (n <= laneRowsUpTo)
-        {
-            B::template forEachLanes<laneRows>(0, n, rowsOf(sweep, bPrime, terms, x, xNew));
-        }
-        else
-        {
-            forEach<B>(0, n, rowsOf(sweep, bPrime, terms, x, xNew));
-        }
+        forEach<B>(0, n, rowsOf(sweep, bPrime, terms, x, xNew));
         std::swap(x, xNew);
     }
     if (x != psi)

@@ -35,28 +35,11 @@ struct L1JacobiRow
 
     GPULDU_HD void operator()(int i) const
     {
-        (*this)(i, OneLane());
-    }
-
-    //- Row i by a group of lanes (each a part of the row's product), lane 0 writing
-    template<class Lanes>
-    GPULDU_HD void operator()(int i, const Lanes& lanes) const
-    {
-        const bool first = lanes.lane() == 0;
-        // lane 0's loads before the lanes' sums, so that they overlap the row's: the row's few
-        // interface terms in order (as a pass making b' adds them), the diagonal, x
-        const double bi = first ? terms.source(i, b, x) : 0.0;
-        const double D = first ? val[diagPos[i]] : 1.0;
-        const double xi = first ? x[i] : 0.0;
-        const double interfaceOffDiagonal = first && interfaceMagnitude ? interfaceMagnitude[i] : 0.0;
-        const RowProduct row(rowStart, col, diagPos, val, x, i, lanes.lane(), lanes.size());
-        const double Ax = lanes.sum(row.Ax);
-        const double offDiagonal = lanes.sum(row.offDiagonalMagnitude) + interfaceOffDiagonal;
-        if (first)
-        {
-            const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
-            xNew[i] = xi + (bi - Ax)/l1;
-        }
+        const RowProduct row(rowStart, col, diagPos, val, x, i);
+        const double D = val[diagPos[i]];
+        const double offDiagonal = row.offDiagonalMagnitude + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
+        const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
+        xNew[i] = x[i] + (terms.source(i, b, x) - row.Ax)/l1;
     }
 };
 
