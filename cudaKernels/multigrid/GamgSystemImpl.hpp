@@ -13,6 +13,7 @@
 #include "multigrid/GamgCoarsest.hpp"
 #include "multigrid/SmootherRows.hpp"
 #include "multigrid/Smoothers.hpp"
+#include "multigrid/VCycleRuns.hpp"
 #include "krylov/LduSystemImpl.hpp"
 
 #include <thrust/copy.h>
@@ -25,35 +26,6 @@
 
 namespace gpuLdu
 {
-
-namespace detail
-{
-
-//- OpenFOAM's stabilise(s, small): s moved away from zero by small
-GPULDU_HD inline double stabilise(double s, double small)
-{
-    return s >= 0 ? s + small : s - small;
-}
-
-//- GAMGSolver::scale's update: field = sf*field + (source - sf*Acf)/D, with
-//  sf = sums[0]/stabilise(sums[1], VSMALL) from the sums left on the backend (no wait for the
-//  host)
-struct ScaleCorrection
-{
-    const double* sums;
-    const double* source;
-    const double* Acf;
-    const double* D;
-    double* field;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        const double sf = sums[0]/stabilise(sums[1], 1e-300);
-        field[i] = sf*field[i] + (source[i] - sf*Acf[i])/D[i];
-    }
-};
-
-} // namespace detail
 
 template<class B>
 class GamgSystemImpl : public GamgSystem
@@ -93,12 +65,8 @@ class GamgSystemImpl : public GamgSystem
     std::unique_ptr<GamgCoarsest<B>> coarsest_;
 
     GamgTimes times_;
-    bool timed_ = false;
-
-    //- The V-cycle's two legs (down to the coarsest level, back up) recorded once per solve and
-    //  replayed, where cyclesRecordable
-    typename B::WorkGraph legs_[2];
-    bool recordCycles_ = false;
+    //- The V-cycles' parts timed, or their legs recorded and replayed (VCycleRuns.hpp)
+    VCycleRuns<B> runs_;
 
     int nCoarse() const
     {
@@ -109,14 +77,7 @@ class GamgSystemImpl : public GamgSystem
     template<class F>
     void timed(double& into, const F& f)
     {
-        if (!timed_)
-        {
-            f();
-            return;
-        }
-        const auto start = Clock::now();
-        f();
-        into += Level::secondsSince(start);
+        runs_.timed(into, f);
     }
 
     static const double* diag(Level& level)
@@ -170,12 +131,20 @@ class GamgSystemImpl : public GamgSystem
         }
     }
 
-    //- A ValueError of level k's system, with the level
-    static ValueError atLevel(const ValueError& e, int k)
+    //- f(), a ValueError from it (of level k's system) naming the level
+    template<class F>
+    static void atLevel(int k, const F& f)
     {
-        BadValue bad = e.bad();
-        bad.level = k;
-        return ValueError(bad);
+        try
+        {
+            f();
+        }
+        catch (const ValueError& e)
+        {
+            BadValue bad = e.bad();
+            bad.level = k;
+            throw ValueError(bad);
+        }
     }
 
     //- Whether the V-cycle divides by level k's diagonal: the levels it smooths (all but the
@@ -188,62 +157,38 @@ class GamgSystemImpl : public GamgSystem
             && (Smoothers<B>::dividesByDiagonal(c.smoother) || c.scaleCorrection || c.interpolateCorrection);
     }
 
-    //- A smoother's numeric set-up on level k (setupSmootherOf); a zero or non-finite pivot
-    //  is a ValueError naming the level
-    void setupSmoother(int k, GamgSmoother smoother, bool checkDiagonal)
-    {
-        try
-        {
-            setupSmootherOf(k, smoother, checkDiagonal);
-        }
-        catch (const ValueError& e)
-        {
-            throw atLevel(e, k);
-        }
-    }
-
     //- A smoother's numeric set-up on level k (Smoothers::setup). First, where the V-cycle
     //  divides by it (checkDiagonal), the level's diagonal is checked: zero or not finite is a
-    //  ValueError.
-    void setupSmootherOf(int k, GamgSmoother smoother, bool checkDiagonal)
+    //  ValueError naming the level, as a zero or non-finite pivot of the smoother is.
+    void setupSmoother(int k, GamgSmoother smoother, bool checkDiagonal)
     {
-        Level& level = *systems_[k];
-        if (checkDiagonal)
+        atLevel(k, [&]
         {
-            checkPivots<B>("diagonal", diag(level), nullptr, level.n());
-        }
-        smoothers_[k].setup(smoother, smootherLevel(k));
+            Level& level = *systems_[k];
+            if (checkDiagonal)
+            {
+                checkPivots<B>("diagonal", diag(level), nullptr, level.n());
+            }
+            smoothers_[k].setup(smoother, smootherLevel(k));
+        });
     }
 
-    //- GAMGSolver::Vcycle: down to the coarsest level, its solve, back up. Where the legs'
-    //  work stays on the backend (recordCycles_), each leg is recorded at the solve's first
-    //  V-cycle (record) and replayed at the others: the same kernels on the same arrays, the
-    //  coarsest solve (host transfers) between them.
+    //- GAMGSolver::Vcycle: down to the coarsest level, its solve, back up. Where the solve's
+    //  V-cycles are recorded (cyclesRecordable, untimed), each leg is recorded at the solve's
+    //  first V-cycle (record) and replayed at the others: the same kernels on the same arrays,
+    //  the coarsest solve (host transfers) between them.
     void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, bool record)
     {
-        runLeg(0, record, [&] { restrictionLeg(c); });
+        runs_.leg(0, record, [&] { restrictionLeg(c); });
         timed(times_.coarsest, [&] { solveCoarsest(controls, c); });
-        runLeg(1, record, [&] { prolongationLeg(source, c); });
+        runs_.leg(1, record, [&] { prolongationLeg(source, c); });
     }
 
-    template<class F>
-    void runLeg(int leg, bool record, const F& f)
-    {
-        if (recordCycles_)
-        {
-            legs_[leg].run(record, f);
-        }
-        else
-        {
-            f();
-        }
-    }
-
-    //- Whether the V-cycle's legs may be recorded: untimed (the timing waits for the device),
-    //  a smoother whose sweeps are recordable, every level's work on the backend
+    //- Whether the V-cycle's legs may be recorded: a smoother whose sweeps are recordable,
+    //  every level's work on the backend (and the solve untimed: VCycleRuns)
     bool cyclesRecordable(const GamgControls& c) const
     {
-        if (timed_ || !Smoothers<B>::recordable(c.smoother))
+        if (!Smoothers<B>::recordable(c.smoother))
         {
             return false;
         }
@@ -368,21 +313,12 @@ class GamgSystemImpl : public GamgSystem
     //  (coarsestByDiagonal)
     void solveCoarsest(const SolverControls& gamgControls, const GamgControls& c)
     {
-        try
+        atLevel(nCoarse(), [&]
         {
-            solveCoarsestLevel(gamgControls, c);
-        }
-        catch (const ValueError& e)
-        {
-            throw atLevel(e, nCoarse());
-        }
-    }
-
-    void solveCoarsestLevel(const SolverControls& gamgControls, const GamgControls& c)
-    {
-        const int k = nCoarse() - 1;
-        coarsest_->solve(*systems_.back(), ptr(src_[k]), ptr(corr_[k]), gamgControls, c, coupling(nCoarse()),
-                         symmetric_);
+            const int k = nCoarse() - 1;
+            coarsest_->solve(*systems_.back(), ptr(src_[k]), ptr(corr_[k]), gamgControls, c, coupling(nCoarse()),
+                             symmetric_);
+        });
     }
 
 public:
@@ -516,7 +452,7 @@ public:
 
     void setTimed(bool timed) override
     {
-        timed_ = timed;
+        runs_.setTimed(timed);
     }
 
     void setCoarsestSolver(CoarsestSolver* solver) override
@@ -600,7 +536,7 @@ public:
             {
                 throw *badPivot;
             }
-            recordCycles_ = cyclesRecordable(gamg);
+            runs_.startSolve(cyclesRecordable(gamg));
             bool firstCycle = true;
             do
             {

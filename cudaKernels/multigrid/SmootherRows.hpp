@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The row operations of OpenFOAM's GAMG smoothers and V-cycle (src/OpenFOAM/matrices/lduMatrix/
-// smoothers/, lduMatrix::residual, GAMGSolverInterpolate.C), each row's terms taken in the
-// order of OpenFOAM's face loops: in CSR (CsrMatrix) a row's lower entries by ascending column,
-// then its upper entries in face order.
+// smoothers/, lduMatrix::residual, GAMGSolverInterpolate.C, GAMGSolverScale.C), each row's
+// terms taken in the order of OpenFOAM's face loops: in CSR (CsrMatrix) a row's lower entries
+// by ascending column, then its upper entries in face order.
 //
 // Gauss-Seidel in cell order (GaussSeidelSmoother.C) keeps bPrime = b, and for each cell i in
 // turn: psi_i = (bPrime_i - sum_{faces owned by i} upper_f*psi_u(f))/diag_i, then subtracts
@@ -198,6 +198,30 @@ struct NegativeQuotient
     GPULDU_HD void operator()(int i) const
     {
         psi[i] = -Apsi[i]/D[i];
+    }
+};
+
+//- OpenFOAM's stabilise(s, small): s moved away from zero by small
+GPULDU_HD inline double stabilise(double s, double small)
+{
+    return s >= 0 ? s + small : s - small;
+}
+
+//- GAMGSolver::scale's update: field = sf*field + (source - sf*Acf)/D, with
+//  sf = sums[0]/stabilise(sums[1], VSMALL) from the sums left on the backend (no wait for the
+//  host)
+struct ScaleCorrection
+{
+    const double* sums;
+    const double* source;
+    const double* Acf;
+    const double* D;
+    double* field;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        const double sf = sums[0]/stabilise(sums[1], 1e-300);
+        field[i] = sf*field[i] + (source[i] - sf*Acf[i])/D[i];
     }
 };
 

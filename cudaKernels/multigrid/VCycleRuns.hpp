@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How the parts of a GAMG solve's V-cycles run (GamgSystemImpl.hpp): launched one by one, each
+// timed where the solve is timed (the device waited for after each: gpuLduSolver 2), or, where a
+// solve's V-cycles may be recorded and it is not timed, its two legs (down to the coarsest level,
+// back up) recorded at the first V-cycle and replayed at the others (B::WorkGraph).
+
+#ifndef GPULDU_VCYCLERUNS_HPP
+#define GPULDU_VCYCLERUNS_HPP
+
+#include <chrono>
+
+namespace gpuLdu
+{
+
+template<class B>
+class VCycleRuns
+{
+    typename B::WorkGraph legs_[2];
+    bool timed_ = false;
+    //- Whether this solve's V-cycles are recorded
+    bool recording_ = false;
+
+public:
+    void setTimed(bool timed)
+    {
+        timed_ = timed;
+    }
+
+    //- At a solve's start: whether its V-cycles are recorded: where the solve allows it and is
+    //  not timed (a timing waits for the device, which a recording may not)
+    void startSolve(bool recordable)
+    {
+        recording_ = recordable && !timed_;
+    }
+
+    //- f(), its seconds added to `into` where the solve is timed
+    template<class F>
+    void timed(double& into, const F& f) const
+    {
+        if (!timed_)
+        {
+            f();
+            return;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        B::synchronize();
+        into += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    //- Leg `leg` (0 down, 1 up) of a V-cycle: f, launched part by part, or its recording (made
+    //  afresh where record: the solve's first V-cycle) replayed
+    template<class F>
+    void leg(int leg, bool record, const F& f)
+    {
+        if (recording_)
+        {
+            legs_[leg].run(record, f);
+        }
+        else
+        {
+            f();
+        }
+    }
+};
+
+} // namespace gpuLdu
+
+#endif
