@@ -35,6 +35,15 @@ public:
 template<class B>
 class DeviceScalars
 {
+public:
+    //- Whether the sums of a system with these parts under a coupling stay on the backend
+    //  (one part, sums local): no value travels, no wait for the host
+    static bool stayOnBackend(const std::vector<int>& starts, const Coupling& coupling)
+    {
+        return starts.size() == 2 && coupling.sumsAreLocal();
+    }
+
+private:
     typename B::Workspace& ws_;
     const Coupling& coupling_;
     //- The parts' row starts (LduSystem::setParts); their partial sums on the host
@@ -59,7 +68,7 @@ public:
     template<class F>
     void sumInto(const F& f, int slot)
     {
-        if (nParts() == 1 && coupling_.sumsAreLocal())
+        if (stayOnBackend(starts_, coupling_))
         {
             ws_.sumInto(starts_.back(), f, slot);
         }
@@ -74,7 +83,7 @@ public:
     template<class F, class G>
     void sumInto(const F& f, const G& g, int slot)
     {
-        if (nParts() == 1 && coupling_.sumsAreLocal())
+        if (stayOnBackend(starts_, coupling_))
         {
             ws_.sumPairInto(starts_.back(), f, g, slot);
         }

@@ -389,7 +389,7 @@ public:
     //  recorded and replayed (B::WorkGraph)
     bool staysOnBackend(const Coupling& coupling) const
     {
-        return !hasHostInterfaces(coupling) && partStarts_.size() == 2 && coupling.sumsAreLocal();
+        return !hasHostInterfaces(coupling) && DeviceScalars<B>::stayOnBackend(partStarts_, coupling);
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.

@@ -7,6 +7,8 @@
 #ifndef GPULDU_VCYCLERUNS_HPP
 #define GPULDU_VCYCLERUNS_HPP
 
+#include "krylov/LduSystemImpl.hpp"
+
 #include <chrono>
 
 namespace gpuLdu
@@ -44,8 +46,7 @@ public:
         }
         const auto start = std::chrono::steady_clock::now();
         f();
-        B::synchronize();
-        into += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        into += LduSystemImpl<B>::secondsSince(start);
     }
 
     //- Leg `leg` (0 down, 1 up) of a V-cycle: f, launched part by part, or its recording (made

@@ -13,8 +13,8 @@
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform_reduce.h>
 
-#include <complex>
 #include <cfloat>
+#include <complex>
 #include <cstring>
 #include <initializer_list>
 #include <utility>

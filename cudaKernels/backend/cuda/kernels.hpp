@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The GPU's twins of the host backend's loops: one thread per index, and sums (and maxima) in a
-// fixed order (block sums, then one block sums those), so that a sum is the same from run to run. Templates,
-// defined in this header, so that every binary that instantiates the GPU algorithms has its own
-// copy of the kernels.
+// fixed order (block sums, then one block sums those), so that a sum is the same from run to
+// run. Templates, defined in this header, so that every binary that instantiates the GPU
+// algorithms has its own copy of the kernels.
 
 #ifndef GPULDU_CUDAKERNELS_HPP
 #define GPULDU_CUDAKERNELS_HPP

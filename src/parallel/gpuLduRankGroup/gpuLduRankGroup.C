@@ -260,15 +260,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
     const auto ownerSolve = [&]() -> gpuLdu::SolveResult
     {
         gpuLdu::LduSystem& sys = *system();
-        if (takesMatrix(systemMatrix_, matrix.hasLower()))
-        {
-            sys.setMatrix
-            (
-                values_.diag,
-                values_.upper,
-                matrix.hasLower() ? values_.lower : nullptr
-            );
-        }
+        giveMatrix(sys, systemMatrix_, matrix);
         sys.setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
         const ownerCoupling group(*this, &coupling, matrix.mesh().comm());
         return sys.solve

@@ -227,15 +227,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
 
     const auto ownerSolve = [&]() -> gpuLdu::SolveResult
     {
-        if (takesMatrix(gamgMatrix_, matrix.hasLower()))
-        {
-            gamg_->setMatrix
-            (
-                values_.diag,
-                values_.upper,
-                matrix.hasLower() ? values_.lower : nullptr
-            );
-        }
+        giveMatrix(*gamg_, gamgMatrix_, matrix);
         gamg_->setDeviceCouplingCoeffs
         (
             0, termCoeffs_.data(), termIntCoeffs_.data()

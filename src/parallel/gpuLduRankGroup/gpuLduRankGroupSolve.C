@@ -75,22 +75,6 @@ void Foam::gpuLduRankGroup::changedArrays
 }
 
 
-bool Foam::gpuLduRankGroup::takesMatrix
-(
-    heldMatrix& held,
-    const bool lower
-) const
-{
-    if (held.version == matrixVersion_ && held.lower == lower)
-    {
-        return false;
-    }
-    held.version = matrixVersion_;
-    held.lower = lower;
-    return true;
-}
-
-
 gpuLdu::GroupValues Foam::gpuLduRankGroup::groupValues(const bool gamg)
 {
     gpuLdu::GroupValues into = values_;
