@@ -281,12 +281,12 @@ CombinedCoarsening combineCoarsening
 }
 
 
-bool oneHierarchy(const std::vector<CombinedLevel>& levels)
+bool oneHierarchy(const std::vector<const CombinedLevel*>& levels)
 {
     return std::all_of
     (
         levels.begin(), levels.end(),
-        [](const CombinedLevel& c) { return !c.onHost && c.hostCells.empty(); }
+        [](const CombinedLevel* c) { return !c->onHost && c->hostCells.empty(); }
     );
 }
 

@@ -138,7 +138,7 @@ TEST(RankGroup, PatchOrderForcesTheHost)
     EXPECT_EQ(c.hasPhase[int(InterfacePhase::late)], (std::vector<bool>{true, true}));
     EXPECT_EQ(patchPlaces(ranks[0].patchNeighbour, true), (std::vector<PatchPlace>(3,
         PatchPlace::late)));
-    EXPECT_FALSE(oneHierarchy({c}));
+    EXPECT_FALSE(oneHierarchy({&c}));
 }
 
 //- The two sides of a patch with different numbers of faces, different numbers of patches to
@@ -149,7 +149,8 @@ TEST(RankGroup, MismatchesForceTheHost)
     EXPECT_TRUE(keepsPatchesOnHost({chain(2, {1, 1}, {{0}, {1}}), chain(2, {0}, {{0}})}));
     std::vector<RankLevel> ranks = {chain(2, {1}, {{1}}), chain(2, {0}, {{0}})};
     EXPECT_FALSE(keepsPatchesOnHost(ranks));
-    EXPECT_TRUE(oneHierarchy({combineRanks(ranks)}));
+    const CombinedLevel together = combineRanks(ranks);
+    EXPECT_TRUE(oneHierarchy({&together}));
     ranks[1].inPatchOrder = false;
     EXPECT_TRUE(keepsPatchesOnHost(ranks));
 }

@@ -139,7 +139,7 @@ CombinedCoarsening combineCoarsening
 
 //- Whether the combined levels of a hierarchy can be one: every level holds all the patches
 //  (none on the host, no host cell)
-bool oneHierarchy(const std::vector<CombinedLevel>& levels);
+bool oneHierarchy(const std::vector<const CombinedLevel*>& levels);
 
 //- The device coupling terms' coefficients from the ranks' terms one after the other
 std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms);

@@ -217,9 +217,6 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     system_->setParts(combined_.rowStart);
     system_->setDeviceCouplings(combined_.couplings);
     system_->setInterfaces(combined_.hostCells);
-    // the addressing is the system's now
-    std::vector<int>().swap(combined_.lower);
-    std::vector<int>().swap(combined_.upper);
     Info<< "gpuLduRankGroup: the group's system built in "
         << secondsSince(start) << " s" << endl;
     return system_.get();

@@ -30,26 +30,28 @@ bool Foam::gpuLduRankGroup::combineGamg
 {
     const auto start = std::chrono::steady_clock::now();
     const label n = ranks.size();
-    const label nLevels = ranks[0].levels.size();
+    const label nLevels = ranks[0].levels.size() + 1;
 
-    // Level k: the ranks' level k one after the other
-    std::vector<gpuLdu::CombinedLevel> combined;
-    for (label k = 0; k < nLevels; ++k)
+    // Level k: the ranks' level k one after the other. The finest level is
+    // the mesh's own addressing, which the group's system combined already
+    // (combined_: the same patches, terms and order), so the ranks send the
+    // coarse levels only
+    std::vector<gpuLdu::CombinedLevel> coarse;
+    for (label k = 1; k < nLevels; ++k)
     {
         std::vector<gpuLdu::RankLevel> level(n);
         for (label r = 0; r < n; ++r)
         {
-            level[r] = std::move(ranks[r].levels[k]);
+            level[r] = std::move(ranks[r].levels[k - 1]);
         }
-        combined.push_back(gpuLdu::combineRanks(level));
+        coarse.push_back(gpuLdu::combineRanks(level));
     }
-    // The finest level's terms are those the Krylov system's exchange
-    // brings (termCoeffs_): the same patches, combined alike
-    if
-    (
-        !gpuLdu::oneHierarchy(combined)
-     || combined[0].termSource != combined_.termSource
-    )
+    std::vector<const gpuLdu::CombinedLevel*> combined{&combined_};
+    for (const gpuLdu::CombinedLevel& c : coarse)
+    {
+        combined.push_back(&c);
+    }
+    if (!gpuLdu::oneHierarchy(combined))
     {
         return false;
     }
@@ -63,29 +65,29 @@ bool Foam::gpuLduRankGroup::combineGamg
         {
             step[r] = std::move(ranks[r].steps[k]);
         }
-        steps.push_back(gpuLdu::combineCoarsening(step, combined[k + 1]));
+        steps.push_back(gpuLdu::combineCoarsening(step, coarse[k]));
     }
     std::vector<gpuLdu::GamgLevelView> views;
     for (label k = 0; k + 1 < nLevels; ++k)
     {
-        views.push_back(steps[k].view(combined[k + 1]));
+        views.push_back(steps[k].view(coarse[k]));
     }
     const double combinedSeconds = secondsSince(start);
 
-    gamg_ = gpuLdu::makeGamgSystem(executor, combined[0].view(), views);
+    gamg_ = gpuLdu::makeGamgSystem(executor, combined_.view(), views);
     gamgMatrix_ = heldMatrix();
     std::vector<std::vector<int>> parts;
     std::vector<gpuLdu::DeviceCouplings> couplings;
     gamgTermStart_.clear();
     gamgTermSource_.clear();
     label nTerms = 0;
-    for (const gpuLdu::CombinedLevel& c : combined)
+    for (const gpuLdu::CombinedLevel* c : combined)
     {
-        parts.push_back(c.rowStart);
-        couplings.push_back(c.couplings);
-        gamgTermStart_.push_back(c.termStart);
-        gamgTermSource_.push_back(c.termSource);
-        nTerms += c.termSource.size();
+        parts.push_back(c->rowStart);
+        couplings.push_back(c->couplings);
+        gamgTermStart_.push_back(c->termStart);
+        gamgTermSource_.push_back(c->termSource);
+        nTerms += c->termSource.size();
     }
     gamgLocalSums_ = executor == gpuLdu::Executor::gpu && wholeMesh;
     if (!gamgLocalSums_)
@@ -99,8 +101,8 @@ bool Foam::gpuLduRankGroup::combineGamg
     {
         Info<< " " << ranks_[r];
     }
-    Info<< ": " << nLevels << " levels (" << combined[0].nCells() << " to "
-        << combined.back().nCells() << " cells), " << nTerms
+    Info<< ": " << nLevels << " levels (" << combined_.nCells() << " to "
+        << coarse.back().nCells() << " cells), " << nTerms
         << " processor-face terms on the levels, "
         << (gamgLocalSums_ ? "sums on the device" : "sums per rank")
         << "; set up in "
@@ -132,14 +134,23 @@ bool Foam::gpuLduRankGroup::gamgShared
 
     // This rank can be part of one hierarchy where each of its coupled
     // patches is a processor patch to the group, updated in patch order;
-    // then its levels and coarsening steps
+    // then its coarse levels (the finest is the mesh the group combined
+    // already) and the coarsening steps
     rankSetup mine;
     mine.eligible =
-        inPatchOrder_ && !gpuLduCompat::contains(patchNbr_, gpuLdu::hostPatch);
+        inPatchOrder_ && !gpuLduCompat::contains(patchNbr_, gpuLdu::hostPatch)
+     && agglomeration.meshLevel(0).lduAddr().size() == nCells_
+     && agglomeration.meshLevel(0).lduAddr().lowerAddr().size() == nFaces_;
     const label nLevels = agglomeration.size() + 1;
     for (label k = 0; k < nLevels && mine.eligible; ++k)
     {
-        mine.levels.push_back(rankLevel(agglomeration.meshLevel(k).lduAddr()));
+        if (k > 0)
+        {
+            mine.levels.push_back
+            (
+                rankLevel(agglomeration.meshLevel(k).lduAddr())
+            );
+        }
         if (k + 1 < nLevels)
         {
             gpuLdu::Coarsening step;
@@ -164,7 +175,7 @@ bool Foam::gpuLduRankGroup::gamgShared
             for (const rankSetup& r : ranks)
             {
                 shareable = shareable && r.eligible
-                    && label(r.levels.size()) == nLevels;
+                    && label(r.levels.size()) == nLevels - 1;
             }
             shareable =
                 shareable && combineGamg(executor, wholeMesh, ranks);
