@@ -291,14 +291,13 @@ bool oneHierarchy(const std::vector<const CombinedLevel*>& levels)
 }
 
 
-std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms)
+void termCoefficients(const std::vector<int>& termSource, const double* rankTerms, std::vector<double>& into)
 {
-    std::vector<double> values(termSource.size());
+    into.resize(termSource.size());
     for (std::size_t k = 0; k < termSource.size(); ++k)
     {
-        values[k] = rankTerms[termSource[k]];
+        into[k] = rankTerms[termSource[k]];
     }
-    return values;
 }
 
 

@@ -352,6 +352,19 @@ public:
         ws_.upload(ptr(dcCoeffs_), {{coeffs, m}, {intCoeffs, m}});
     }
 
+    //- The number of device coupling terms (the coefficients of A, then of A^T, each as many)
+    int nDeviceCouplingTerms() const
+    {
+        return int(dcCols_.size());
+    }
+
+    //- The device coupling coefficients from the backend: those of A, then of A^T (2
+    //  nDeviceCouplingTerms), copied in the kernels' order
+    void setDeviceCouplingCoeffsOnBackend(const double* both)
+    {
+        thrust::copy_n(B::policy(), both, 2*dcCols_.size(), dcCoeffs_.begin());
+    }
+
     //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
     void amul(double* y, const double* x, const Coupling& coupling)
     {

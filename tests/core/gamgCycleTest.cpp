@@ -235,10 +235,7 @@ TYPED_TEST(GamgTest, DeviceCouplingsAreTheHostCouplings)
         }
         host->setInterfaces(cellsOf);
         device->setDeviceCouplings(deviceOf);
-        for (std::size_t k = 0; k < problems.size(); ++k)
-        {
-            device->setDeviceCouplingCoeffs(int(k), coeffsOf[k].data(), coeffsOf[k].data());
-        }
+        device->setDeviceCouplingCoeffs(dataOf(coeffsOf), dataOf(coeffsOf));
         const std::vector<double> b = referenceSource(p);
         for (GamgSmoother s : {GamgSmoother::named("GaussSeidel"), GamgSmoother::named("symGaussSeidel"),
                                p.symmetric() ? GamgSmoother::named("DIC") : GamgSmoother::named("DILU"),
@@ -285,10 +282,7 @@ TYPED_TEST(GamgTest, RecordedVCyclesAreTheVCyclesLaunchedOneByOne)
     for (auto* gamg : {recorded.get(), oneByOne.get()})
     {
         gamg->setDeviceCouplings(deviceOf);
-        for (std::size_t k = 0; k < h.problems.size(); ++k)
-        {
-            gamg->setDeviceCouplingCoeffs(int(k), coeffsOf[k].data(), coeffsOf[k].data());
-        }
+        gamg->setDeviceCouplingCoeffs(dataOf(coeffsOf), dataOf(coeffsOf));
     }
     oneByOne->setTimed(true);
     const std::vector<double> b = referenceSource(p);

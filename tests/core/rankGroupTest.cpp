@@ -106,8 +106,10 @@ TEST(RankGroup, RowTermsKeepPatchOrder)
     EXPECT_EQ(c.couplings.start, (ints{0, 2, 3, 4}));
     EXPECT_EQ(c.couplings.cols, (ints{2, 1, 0, 0}));
     EXPECT_EQ(c.termSource, (ints{0, 1, 3, 2}));
-    EXPECT_EQ(termCoefficients(c.termSource, std::vector<double>{10, 11, 12, 13}.data()),
-        (std::vector<double>{10, 11, 13, 12}));
+    const std::vector<double> rankTerms{10, 11, 12, 13};
+    std::vector<double> coeffs(7, -1.0);
+    termCoefficients(c.termSource, rankTerms.data(), coeffs);
+    EXPECT_EQ(coeffs, (std::vector<double>{10, 11, 13, 12}));
 }
 
 //- Patches without an interface between the patches to the group keep them one stretch

@@ -85,6 +85,17 @@ inline DeviceCouplings deviceCouplings(const LduProblem& p, std::vector<double>&
     return c;
 }
 
+//- The data pointers of arrays, one per level (GamgSystem::setDeviceCouplingCoeffs)
+inline std::vector<const double*> dataOf(const std::vector<std::vector<double>>& arrays)
+{
+    std::vector<const double*> data;
+    for (const std::vector<double>& a : arrays)
+    {
+        data.push_back(a.data());
+    }
+    return data;
+}
+
 //- OpenFOAM's preconditioners as written in its sources (face loops, losort order), and a
 //  plain sequential ILU(0) on rows held as maps (column -> value).
 class ReferencePreconditioner

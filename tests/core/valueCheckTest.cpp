@@ -4,7 +4,8 @@
 // and the entry's row and column, and every zero or non-finite pivot of the diagonal, DIC, DILU
 // and ILU0 preconditioners with its row, instead of being computed with. On the CPU backend
 // the solves run with OpenFOAM's floating-point traps on (FE_INVALID, FE_DIVBYZERO,
-// FE_OVERFLOW): a check that computed with the value would stop the test with SIGFPE.
+// FE_OVERFLOW): a check that computed with the value would stop the test with SIGFPE. On the
+// GPU the checks' reductions with Thrust's temporaries kept per stream (GpuBackend::Temporaries).
 // Also the keyword suggestion of the OpenFOAM layer's warnings (editDistance, closestKeyword).
 
 #include "referenceKrylov.hpp"
@@ -298,6 +299,47 @@ TYPED_TEST(ValueCheckTest, MaxIterZeroIsOpenFOAMsDoWhile)
     EXPECT_EQ(ref.nIterations, 1);
     EXPECT_EQ(r.nIterations, ref.nIterations);
 }
+
+#ifdef __CUDACC__
+
+//- The checks' reductions take Thrust's temporaries from GpuBackend::Temporaries: a block given
+//  back is lent again on its own stream (stream order makes that safe), never on another stream
+//  while it is kept; and a reduction after another on each of two streams finds every pivot
+TEST(ThrustTemporaries, KeptPerStreamAndReductionsStayRight)
+{
+    using B = GpuBackend;
+    B::Temporaries& t = B::temporaries();
+    char* a = t.allocate(4000);
+    t.deallocate(a, 4000);
+    B::useSideStream(3);
+    char* side = t.allocate(3000);
+    EXPECT_NE(side, a);
+    t.deallocate(side, 3000);
+    B::useDefaultStream();
+    char* again = t.allocate(3000);
+    EXPECT_EQ(again, a);
+    t.deallocate(again, 3000);
+
+    std::vector<double> pivots(100000, 1.0);
+    pivots[77777] = 0.0;
+    const B::Vector<double> device(pivots.begin(), pivots.end());
+    for (int stream : {-1, 2, -1, 2})
+    {
+        if (stream < 0)
+        {
+            B::useDefaultStream();
+        }
+        else
+        {
+            B::useSideStream(stream);
+        }
+        EXPECT_EQ(firstBadPivot<B>(ptr(device), nullptr, int(pivots.size())), 77777);
+        EXPECT_EQ(firstBadPivot<B>(ptr(device), nullptr, 77777), -1);
+    }
+    B::useDefaultStream();
+}
+
+#endif
 
 TEST(Keywords, EditDistanceAndClosest)
 {

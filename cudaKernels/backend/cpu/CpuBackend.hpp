@@ -264,12 +264,21 @@ struct CpuBackend
         }
 
         //- Host arrays (pointer, size), one after another, into device memory from device on.
-        void upload(double* device, std::initializer_list<std::pair<const double*, std::size_t>> parts)
+        using Part = std::pair<const double*, std::size_t>;
+        void upload(double* device, std::initializer_list<Part> parts)
         {
-            for (const auto& [host, n] : parts)
+            upload(device, parts.begin(), parts.size());
+        }
+        void upload(double* device, const std::vector<Part>& parts)
+        {
+            upload(device, parts.data(), parts.size());
+        }
+        void upload(double* device, const Part* parts, std::size_t nParts)
+        {
+            for (std::size_t k = 0; k < nParts; ++k)
             {
-                CpuBackend::upload(device, host, n);
-                device += n;
+                CpuBackend::upload(device, parts[k].first, parts[k].second);
+                device += parts[k].second;
             }
         }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,93 @@ cudaStream_t sideStream(int i)
 }
 
 } // namespace
+
+namespace
+{
+
+//- A block of Thrust's temporaries: lent (to an algorithm running) or kept for the next one of
+//  its device and stream (stream order: the next algorithm there runs after the last is done
+//  with it; another stream's might not)
+struct TemporaryBlock
+{
+    char* p;
+    std::size_t n;
+    int device;
+    cudaStream_t stream;
+};
+
+struct TemporaryBlocks
+{
+    std::mutex mutex;
+    std::vector<TemporaryBlock> kept;
+    std::vector<TemporaryBlock> lent;
+};
+
+TemporaryBlocks& temporaryBlocks()
+{
+    // never destroyed: its blocks live as long as the process's CUDA context
+    static TemporaryBlocks* blocks = new TemporaryBlocks;
+    return *blocks;
+}
+
+} // namespace
+
+GpuBackend::Temporaries& GpuBackend::temporaries()
+{
+    static Temporaries t;
+    return t;
+}
+
+char* GpuBackend::Temporaries::allocate(std::ptrdiff_t n)
+{
+    int device = 0;
+    GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+    const cudaStream_t s = stream();
+    TemporaryBlocks& blocks = temporaryBlocks();
+    std::lock_guard<std::mutex> lock(blocks.mutex);
+    // the smallest kept block of this device and stream that holds n bytes
+    auto best = blocks.kept.end();
+    for (auto b = blocks.kept.begin(); b != blocks.kept.end(); ++b)
+    {
+        if (b->device == device && b->stream == s && b->n >= std::size_t(n) && (best == blocks.kept.end() || b->n < best->n))
+        {
+            best = b;
+        }
+    }
+    TemporaryBlock block{nullptr, std::size_t(n), device, s};
+    if (best != blocks.kept.end())
+    {
+        block = *best;
+        blocks.kept.erase(best);
+    }
+    else
+    {
+        GPULDU_CUDA_CHECK(cudaMalloc(&block.p, std::max<std::size_t>(n, 1)));
+    }
+    blocks.lent.push_back(block);
+    return block.p;
+}
+
+void GpuBackend::Temporaries::deallocate(char* p, std::size_t)
+{
+    TemporaryBlocks& blocks = temporaryBlocks();
+    std::lock_guard<std::mutex> lock(blocks.mutex);
+    const auto b = std::find_if(blocks.lent.begin(), blocks.lent.end(), [p](const TemporaryBlock& t) { return t.p == p; });
+    if (b == blocks.lent.end())
+    {
+        return;
+    }
+    const TemporaryBlock block = *b;
+    blocks.lent.erase(b);
+    if (block.n <= keptBytes)
+    {
+        blocks.kept.push_back(block);
+    }
+    else
+    {
+        GPULDU_CUDA_CHECK(cudaFree(block.p));
+    }
+}
 
 cudaStream_t& GpuBackend::stream()
 {
@@ -364,35 +452,47 @@ void hostCopy(double* to, const double* from, std::size_t n)
 } // namespace
 
 
-void GpuBackend::Workspace::upload
-(
-    double* device,
-    std::initializer_list<std::pair<const double*, std::size_t>> parts
-)
+void GpuBackend::Workspace::upload(double* device, const Part* parts, std::size_t nParts)
 {
-    // page-locked parts go straight to the device; the others through one staging copy
+    // page-locked parts go straight to the device; each run of the others (consecutive on the
+    // device) through the staging copy in one transfer
     std::size_t staged = 0;
-    for (const auto& [host, n] : parts)
+    for (std::size_t k = 0; k < nParts; ++k)
     {
-        staged += direct(host, n) ? 0 : n;
+        staged += direct(parts[k].first, parts[k].second) ? 0 : parts[k].second;
     }
     double* staging = staged ? pinned(staged) : nullptr;
-    std::size_t offset = 0, stagedBefore = 0;
-    for (const auto& [host, n] : parts)
+    std::size_t offset = 0, runStart = 0, runStaged = 0, runLength = 0;
+    const auto sendRun = [&]
     {
+        if (runLength)
+        {
+            GPULDU_CUDA_CHECK(cudaMemcpy(device + runStart, staging + runStaged, runLength*sizeof(double),
+                                         cudaMemcpyHostToDevice));
+            runStaged += runLength;
+            runLength = 0;
+        }
+    };
+    for (std::size_t k = 0; k < nParts; ++k)
+    {
+        const auto& [host, n] = parts[k];
         if (direct(host, n))
         {
+            sendRun();
             GPULDU_CUDA_CHECK(cudaMemcpy(device + offset, host, n*sizeof(double), cudaMemcpyHostToDevice));
         }
         else if (n)
         {
-            hostCopy(staging + stagedBefore, host, n);
-            GPULDU_CUDA_CHECK(cudaMemcpy(device + offset, staging + stagedBefore, n*sizeof(double),
-                                         cudaMemcpyHostToDevice));
-            stagedBefore += n;
+            if (!runLength)
+            {
+                runStart = offset;
+            }
+            hostCopy(staging + runStaged + runLength, host, n);
+            runLength += n;
         }
         offset += n;
     }
+    sendRun();
 }
 
 

@@ -149,9 +149,11 @@ public:
     virtual void setParts(const std::vector<std::vector<int>>& startsOfLevels) = 0;
     virtual void setDeviceCouplings(const std::vector<DeviceCouplings>& couplingsOfLevels) = 0;
 
-    //- Level k's device coupling coefficients of A and of A^T (its interfaceBouCoeffs and
-    //  interfaceIntCoeffs), for the next solve
-    virtual void setDeviceCouplingCoeffs(int level, const double* coeffs, const double* intCoeffs) = 0;
+    //- Every level's device coupling coefficients of A and of A^T (level k's interfaceBouCoeffs
+    //  coeffs[k] and interfaceIntCoeffs intCoeffs[k]), finest first, for the next solve: one
+    //  upload for the whole hierarchy
+    virtual void setDeviceCouplingCoeffs(const std::vector<const double*>& coeffs,
+                                         const std::vector<const double*>& intCoeffs) = 0;
 
     //- Solve A psi = source as OpenFOAM's GAMGSolver::solve: psi the initial guess on entry and
     //  the solution on exit; nIterations counts V-cycles. Throws ValueError (with the level)

@@ -141,8 +141,9 @@ CombinedCoarsening combineCoarsening
 //  (none on the host, no host cell)
 bool oneHierarchy(const std::vector<const CombinedLevel*>& levels);
 
-//- The device coupling terms' coefficients from the ranks' terms one after the other
-std::vector<double> termCoefficients(const std::vector<int>& termSource, const double* rankTerms);
+//- The device coupling terms' coefficients from the ranks' terms one after the other, into
+//  `into` (its memory kept from solve to solve)
+void termCoefficients(const std::vector<int>& termSource, const double* rankTerms, std::vector<double>& into);
 
 //- The part (rank of the group) whose range [start[k], start[k+1]) holds index, and the index
 //  there; part -1 (local the index) where none does

@@ -239,17 +239,14 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
     const auto ownerSolve = [&]() -> gpuLdu::SolveResult
     {
         giveMatrix(*gamg_, gamgMatrix_, matrix);
-        gamg_->setDeviceCouplingCoeffs
-        (
-            0, termCoeffs_.data(), termIntCoeffs_.data()
-        );
+        std::vector<const double*> bou{termCoeffs_.data()};
+        std::vector<const double*> intCoeffs{termIntCoeffs_.data()};
         for (label k = 1; k < nLevels; ++k)
         {
-            gamg_->setDeviceCouplingCoeffs
-            (
-                k, gamgTermBou_[k].data(), gamgTermInt_[k].data()
-            );
+            bou.push_back(gamgTermBou_[k].data());
+            intCoeffs.push_back(gamgTermInt_[k].data());
         }
+        gamg_->setDeviceCouplingCoeffs(bou, intCoeffs);
         gamg_->setTimed(timed);
         const ownerCoupling group
         (

@@ -165,21 +165,29 @@ void Foam::gpuLduRankGroup::exchangeValues
     lastArrivalSeconds_ = secondsSince(start);
 
     // each device coupling term's coefficients from the ranks' terms
-    termCoeffs_ =
-        gpuLdu::termCoefficients(combined_.termSource, values_.interfaceBou);
-    termIntCoeffs_ =
-        gpuLdu::termCoefficients(combined_.termSource, values_.interfaceInt);
+    gpuLdu::termCoefficients
+    (
+        combined_.termSource, values_.interfaceBou, termCoeffs_
+    );
+    gpuLdu::termCoefficients
+    (
+        combined_.termSource, values_.interfaceInt, termIntCoeffs_
+    );
     if (levelCoeffs)
     {
         const label nLevels = gamgTermStart_.size();
-        gamgTermBou_.assign(nLevels, std::vector<double>());
-        gamgTermInt_.assign(nLevels, std::vector<double>());
+        gamgTermBou_.resize(nLevels);
+        gamgTermInt_.resize(nLevels);
         for (label k = 1; k < nLevels; ++k)
         {
-            gamgTermBou_[k] =
-                gpuLdu::termCoefficients(gamgTermSource_[k], gamgRankBou_[k].data());
-            gamgTermInt_[k] =
-                gpuLdu::termCoefficients(gamgTermSource_[k], gamgRankInt_[k].data());
+            gpuLdu::termCoefficients
+            (
+                gamgTermSource_[k], gamgRankBou_[k].data(), gamgTermBou_[k]
+            );
+            gpuLdu::termCoefficients
+            (
+                gamgTermSource_[k], gamgRankInt_[k].data(), gamgTermInt_[k]
+            );
         }
     }
 }
