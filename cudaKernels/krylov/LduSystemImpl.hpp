@@ -352,14 +352,13 @@ public:
         ws_.upload(ptr(dcCoeffs_), {{coeffs, m}, {intCoeffs, m}});
     }
 
-    //- The number of device coupling terms (the coefficients of A, then of A^T, each as many)
     int nDeviceCouplingTerms() const
     {
         return int(dcCols_.size());
     }
 
-    //- The device coupling coefficients from the backend: those of A, then of A^T (2
-    //  nDeviceCouplingTerms), copied in the kernels' order
+    //- The device coupling coefficients from the backend: nDeviceCouplingTerms of A, then as
+    //  many of A^T, copied in the kernels' order
     void setDeviceCouplingCoeffsOnBackend(const double* both)
     {
         thrust::copy_n(B::policy(), both, 2*dcCols_.size(), dcCoeffs_.begin());

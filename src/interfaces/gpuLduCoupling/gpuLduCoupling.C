@@ -223,7 +223,7 @@ void Foam::gpuLduCoupling::product
 ) const
 {
     // made at the first product: a GAMG level's coupling of a rank group
-    // only hands its coefficients over (16 MB a solve at 8M on 16 ranks)
+    // only hands its coefficients over (16 MB a rank a solve at 8M)
     const label nCells = matrix_.lduAddr().size();
     if (psi_.size() != nCells)
     {

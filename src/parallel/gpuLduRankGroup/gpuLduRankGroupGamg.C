@@ -102,7 +102,7 @@ bool Foam::gpuLduRankGroup::combineGamg
         Info<< " " << ranks_[r];
     }
     Info<< ": " << nLevels << " levels (" << combined_.nCells() << " to "
-        << coarse.back().nCells() << " cells), " << nTerms
+        << combined.back()->nCells() << " cells), " << nTerms
         << " processor-face terms on the levels, "
         << (gamgLocalSums_ ? "sums on the device" : "sums per rank")
         << "; set up in "
