@@ -450,7 +450,7 @@ public:
             throw Error("gpuLdu: GAMG device coupling coefficients for " + std::to_string(coeffs.size())
                         + " levels, the hierarchy has " + std::to_string(systems_.size()));
         }
-        std::vector<std::pair<const double*, std::size_t>> parts;
+        std::vector<typename B::Workspace::Part> parts;
         std::size_t total = 0;
         for (std::size_t k = 0; k < systems_.size(); ++k)
         {

@@ -142,26 +142,21 @@ bool Foam::gpuLduRankGroup::gamgShared
      && agglomeration.meshLevel(0).lduAddr().size() == nCells_
      && agglomeration.meshLevel(0).lduAddr().lowerAddr().size() == nFaces_;
     const label nLevels = agglomeration.size() + 1;
-    for (label k = 0; k < nLevels && mine.eligible; ++k)
+    for (label k = 0; k + 1 < nLevels && mine.eligible; ++k)
     {
-        if (k > 0)
-        {
-            mine.levels.push_back
-            (
-                rankLevel(agglomeration.meshLevel(k).lduAddr())
-            );
-        }
-        if (k + 1 < nLevels)
-        {
-            gpuLdu::Coarsening step;
-            const labelList& r = agglomeration.restrictAddressing(k);
-            const labelList& fr = agglomeration.faceRestrictAddressing(k);
-            const boolList& flip = agglomeration.faceFlipMap(k);
-            step.restrictAddressing.assign(r.begin(), r.end());
-            step.faceRestrictAddressing.assign(fr.begin(), fr.end());
-            step.faceFlipMap.assign(flip.begin(), flip.end());
-            mine.steps.push_back(std::move(step));
-        }
+        // coarsening step k, and the coarse level k + 1 it makes
+        gpuLdu::Coarsening step;
+        const labelList& r = agglomeration.restrictAddressing(k);
+        const labelList& fr = agglomeration.faceRestrictAddressing(k);
+        const boolList& flip = agglomeration.faceFlipMap(k);
+        step.restrictAddressing.assign(r.begin(), r.end());
+        step.faceRestrictAddressing.assign(fr.begin(), fr.end());
+        step.faceFlipMap.assign(flip.begin(), flip.end());
+        mine.steps.push_back(std::move(step));
+        mine.levels.push_back
+        (
+            rankLevel(agglomeration.meshLevel(k + 1).lduAddr())
+        );
     }
 
     const bool wholeMesh =
