@@ -21,9 +21,9 @@
 # runs' logs to $OUT/timeStep-<N>-<run>.log.gz.
 # With -base DIR each plugin run runs once more, as <run>@base, with the plugin and core of DIR
 # (another build: before and after a change, in one run on one machine). A plugin run named
-# <run>+opt has the lines of -options added to its p and pFinal dictionaries (a keyword's
-# effect in the same run, e.g. -runs "GAMGGPUChebyshev GAMGGPUChebyshev+opt" -options
-# "scaleCorrection false;").
+# <run>+opt (nativeGAMG+opt too) has the lines of -options added to its p and pFinal
+# dictionaries (a keyword's effect in the same run, e.g. -runs "GAMGGPUChebyshev
+# GAMGGPUChebyshev+opt" -options "scaleCorrection false;").
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
 #                    [-base DIR] [-options "keyword value; ..."]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
@@ -55,7 +55,7 @@ done
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
 for r in $runs; do
     case "$r" in nativeGAMG|nativePCG|GAMGGPUChebyshev|GAMGGPUGaussSeidel|PCGGPUDIC) ;;
-        GAMGGPUChebyshev+opt|GAMGGPUGaussSeidel+opt|PCGGPUDIC+opt)
+        nativeGAMG+opt|GAMGGPUChebyshev+opt|GAMGGPUGaussSeidel+opt|PCGGPUDIC+opt)
             [ -n "$options" ] || { echo "run '$r' without -options; $usage" >&2; exit 1; } ;;
         *) echo "unknown run '$r'; $usage" >&2; exit 1 ;; esac
 done

@@ -64,15 +64,18 @@ ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1
 
 # processor patches on every level, with and without cyclics; symmetric and asymmetric; the
 # optional steps of the V-cycle (pre-smoothing, interpolation) across them; the 4 ranks as one
-# hierarchy, or each its own (cyclics; two groups with patches to each other; the direct
-# coarsest solve)
+# hierarchy, or each its own (cyclics; two groups with patches to each other)
 decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
 decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam one
 decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam one
 SPLIT="4 1 1" decomposed "$(gamgCase cavity cavity-U-symGS-decomposed U symGaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one
 # (two pretended devices: with executor cpu only; on the GPU the devices are real)
 [ "$executor" = cpu ] && decomposed "$(gamgCase cavity cavity-p-twoGroups-decomposed 'p|pFinal' GaussSeidel)" icoFoam own 2
-decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own
+# the direct coarsest solve: the group's coarsest level by OpenFOAM's LU as LUscalarMatrix gathers
+# every rank's (symmetric and asymmetric); a group of some of the ranks: each rank its own
+decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam one
+decomposed "$(gamgCase cavity cavity-U-direct-decomposed U DILU 'directSolveCoarsest yes')" icoFoam one
+[ "$executor" = cpu ] && decomposed "$(gamgCase cavity cavity-p-direct-twoGroups-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own 2
 decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam own
 SPLIT=random decomposed "$(gamgCase cavity cavity-p-random-decomposed 'p|pFinal' DIC 'nPreSweeps 1')" icoFoam one
 # every field by GAMGGPU: the group's Krylov system is built on first use only, so never here;

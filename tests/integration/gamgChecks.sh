@@ -126,7 +126,7 @@ decomposedRun()
 # state): each solve's initial residual is native's and its V-cycles within $allow of native's.
 # one: the ranks of a group solve as one hierarchy (their processor patches to each other all
 # the coupled patches they have); own: each rank keeps its own (cyclics, patches to another
-# group, directSolveCoarsest); the log must say which.
+# group; directSolveCoarsest with a group of some of the ranks); the log must say which.
 decomposed()
 {
     local caseDir=$1 app=$2 hierarchy=$3 devices=${4:-} native plugin lines off shared=own

@@ -150,10 +150,13 @@ suite "decomposed.sh cavity3D" env DECOMPOSED_CASES="cavity3D:hierarchical cavit
     bash "$integration/decomposed.sh" "$executor"
 # and as one GAMG hierarchy
 decomposed "$(gamgCase cavity3D cavity3D-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
-# each rank its own hierarchy (directSolveCoarsest): the processor patches of every level through
-# OpenFOAM's interface updates (the Foundation's have no add flag: the smoothers' residuals pass
-# the negated coefficients of the coupled patches)
-decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own
+# each rank its own hierarchy (executor cpu: two pretended devices, their groups with patches to
+# each other, directSolveCoarsest): the processor patches of every level through OpenFOAM's
+# interface updates (the Foundation's have no add flag: the smoothers' residuals pass the negated
+# coefficients of the coupled patches) and OpenFOAM's LU gathering every rank's coarsest level
+[ "$executor" = cpu ] && decomposed "$(gamgCase cavity cavity-p-direct-twoGroups-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own 2
+# one hierarchy with the direct coarsest solve: its coarsest level by this release's LU
+decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam one
 # laplacianFoam: the direct solver against native PCG
 suite "ldlt.sh flange" env LDLT_SUITE=flange bash "$integration/ldlt.sh" "$executor"
 

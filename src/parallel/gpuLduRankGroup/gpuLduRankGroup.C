@@ -70,7 +70,8 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     matrixVersion_(0),
     gamgAgglomeration_(nullptr),
     gamgShared_(false),
-    gamgLocalSums_(false)
+    gamgLocalSums_(false),
+    gamgWholeMesh_(false)
 {
     // This rank's coupled patches: which group rank each plain processor
     // patch leads to (processorCyclic may transform: host)

@@ -90,6 +90,10 @@ bool Foam::gpuLduRankGroup::combineGamg
         nTerms += c->termSource.size();
     }
     gamgLocalSums_ = executor == gpuLdu::Executor::gpu && wholeMesh;
+    gamgCoarsestLU_.reset
+    (
+        wholeMesh ? new gpuLduCombinedCoarsestLU(*combined.back()) : nullptr
+    );
     if (!gamgLocalSums_)
     {
         gamg_->setParts(parts);
@@ -161,6 +165,7 @@ bool Foam::gpuLduRankGroup::gamgShared
 
     const bool wholeMesh =
         UPstream::nProcs(agglomeration.meshLevel(0).comm()) == ranks_.size();
+    gamgWholeMesh_ = wholeMesh;
     gamgShared_ = agree
     (
         std::move(mine),
@@ -194,6 +199,7 @@ void Foam::gpuLduRankGroup::forgetGamg()
     gamgAgglomeration_ = nullptr;
     gamgShared_ = false;
     gamg_.reset();
+    gamgCoarsestLU_.reset();
 }
 
 
@@ -207,6 +213,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
     const scalarField& source,
     const gpuLdu::SolverControls& controls,
     const gpuLdu::GamgControls& gamg,
+    const bool directSolveCoarsest,
     const bool timed
 )
 {
@@ -243,12 +250,35 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
         }
         gamg_->setDeviceCouplingCoeffs(bou, intCoeffs);
         gamg_->setTimed(timed);
+        // directSolveCoarsest: OpenFOAM's LU of the coarsest level with the
+        // coefficients of its processor faces from this hand-over
+        gamg_->setCoarsestSolver
+        (
+            directSolveCoarsest ? gamgCoarsestLU_.get() : nullptr
+        );
+        if (directSolveCoarsest && !gamgCoarsestLU_)
+        {
+            FatalErrorInFunction
+                << "directSolveCoarsest: the group's hierarchy is not every"
+                << " rank's (its coarsest level is not the whole mesh's)"
+                << abort(FatalError);
+        }
+        if (directSolveCoarsest)
+        {
+            gamgCoarsestLU_->setTermCoeffs
+            (
+                nLevels > 1 ? gamgTermBou_[nLevels - 1] : termCoeffs_
+            );
+        }
         const ownerCoupling group
         (
             *this, nullptr, matrix.mesh().comm(), gamgLocalSums_
         );
         const std::vector<const gpuLdu::Coupling*> levels(nLevels, &group);
-        return gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
+        const gpuLdu::SolveResult result =
+            gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
+        gamg_->setCoarsestSolver(nullptr);
+        return result;
     };
     return solveTogether
     (

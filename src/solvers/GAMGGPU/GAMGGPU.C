@@ -8,7 +8,7 @@
 #include "gpuLduCache.H"
 #include "gpuLduGamgCouplings.H"
 #include "gpuLduRankGroup.H"
-#include "LUscalarMatrix.H"
+#include "gpuLduCoarsestLU.H"
 
 #include <memory>
 
@@ -24,78 +24,6 @@ namespace Foam
     lduMatrix::solver::addasymMatrixConstructorToTable<GAMGGPU>
         addGAMGGPUAsymMatrixConstructorToTable_;
 }
-
-// * * * * * * * * * * * * * * * Local Classes * * * * * * * * * * * * * * //
-
-namespace
-{
-
-using namespace Foam;
-
-//- OpenFOAM's directSolveCoarsest on the host: the LUscalarMatrix of the
-//  coarsest level with its interfaces (gathered onto the master in a parallel
-//  run), as GAMGSolver builds it, solving at every V-cycle
-class directCoarsest
-:
-    public gpuLdu::CoarsestSolver
-{
-    lduMatrix matrix_;
-    const FieldField<Field, scalar>& interfaceBouCoeffs_;
-    const lduInterfaceFieldPtrsList& interfaces_;
-    autoPtr<LUscalarMatrix> lu_;
-    scalarField psi_;
-    scalarField source_;
-
-public:
-
-    directCoarsest
-    (
-        const lduMesh& mesh,
-        const FieldField<Field, scalar>& interfaceBouCoeffs,
-        const lduInterfaceFieldPtrsList& interfaces
-    )
-    :
-        matrix_(mesh),
-        interfaceBouCoeffs_(interfaceBouCoeffs),
-        interfaces_(interfaces),
-        psi_(mesh.lduAddr().size()),
-        source_(mesh.lduAddr().size())
-    {}
-
-    virtual void setMatrix
-    (
-        const double* diag,
-        const double* upper,
-        const double* lower
-    )
-    {
-        const label n = matrix_.lduAddr().size();
-        const label nFaces = matrix_.lduAddr().lowerAddr().size();
-        scalarField& d = matrix_.diag(n);
-        std::copy(diag, diag + n, d.begin());
-        scalarField& u = matrix_.upper(nFaces);
-        std::copy(upper, upper + nFaces, u.begin());
-        if (lower)
-        {
-            scalarField& l = matrix_.lower(nFaces);
-            std::copy(lower, lower + nFaces, l.begin());
-        }
-        lu_.reset
-        (
-            new LUscalarMatrix(matrix_, interfaceBouCoeffs_, interfaces_)
-        );
-    }
-
-    virtual void solve(const double* source, double* psi)
-    {
-        std::copy(source, source + source_.size(), source_.begin());
-        lu_->solve(psi_, source_);
-        std::copy(psi_.begin(), psi_.end(), psi);
-    }
-};
-
-} // End anonymous namespace
-
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
@@ -190,12 +118,12 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
         gpuLduCompat::coarsestDiagonalSolver
      && !Pstream::parRun()
      && agglomeration.meshLevel(coarsest).lduAddr().lowerAddr().empty();
-    std::unique_ptr<directCoarsest> direct;
+    std::unique_ptr<gpuLduCoarsestLU> direct;
     if (directSolveCoarsest && !gamg.directCoarsest)
     {
         direct.reset
         (
-            new directCoarsest
+            new gpuLduCoarsestLU
             (
                 agglomeration.meshLevel(coarsest),
                 couplings.interfaceBouCoeffs(coarsest),
@@ -356,13 +284,19 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     // Decomposed, the ranks sharing a device as one hierarchy where they
     // can be (gpuLduRankGroup); else each rank its own
     const auto systemStart = std::chrono::steady_clock::now();
-    group =
-        directSolveCoarsest
-      ? nullptr
-      : c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
-    if (group && !group->gamgShared(exec, agglomeration))
+    group = c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
+    if
+    (
+        group
+     && (
+            !group->gamgShared(exec, agglomeration)
+         || (directSolveCoarsest && !group->gamgDirectCoarsest())
+        )
+    )
     {
-        // each rank its own hierarchy
+        // each rank its own hierarchy (directSolveCoarsest: OpenFOAM's LU
+        // of every rank's coarsest level, which a group of some of the
+        // ranks does not hold)
         group = nullptr;
     }
 
@@ -373,7 +307,8 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         result = group->solveGamg
         (
             matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, couplings,
-            psi, source, controls(), gamg, gpuLduSolver::debug >= 2
+            psi, source, controls(), gamg, directSolveCoarsest,
+            gpuLduSolver::debug >= 2
         );
         if (const gpuLdu::GamgSystem* sys = group->gamgSystem())
         {
