@@ -48,6 +48,8 @@ class GamgSystemImpl : public GamgSystem
     std::vector<Vector<double>> src_;
     bool symmetric_ = true;
     bool hasMatrix_ = false;
+    //- smoothFinest's: the finest level smoothed as a coarse level is (tests)
+    bool finestAsCorrection_ = false;
 
     //- The finest level's Apsi, correction and residual (GAMGSolver::solve's), and scratch of
     //  the finest size: ACf (scratch1), the pre-smoothed correction (scratch2), the smoothers'
@@ -98,7 +100,7 @@ class GamgSystemImpl : public GamgSystem
     SmootherLevel<B> smootherLevel(int k)
     {
         return SmootherLevel<B>{*systems_[k], coupling(k), {ptr(smootherWork_[0]), ptr(smootherWork_[1])},
-                                ptr(interfaceSource_), symmetric_, &times_.sweepLevels};
+                                ptr(interfaceSource_), symmetric_, &times_.sweepLevels, k > 0 || finestAsCorrection_};
     }
 
     //- The smoother on level k (0 the finest): nSweeps sweeps of psi towards A psi = b
@@ -387,20 +389,23 @@ public:
 
     //- psi after nSweeps of a smoother on the finest level towards A psi = b (host arrays;
     //  after setMatrix, and setInterfaces where the finest level's coupling has interfaces):
-    //  what the V-cycle's smoothing does, for the tests
+    //  what the V-cycle's smoothing does, for the tests; asCorrection: as a coarse level's
+    //  smoothing does (SmootherLevel::correction)
     void smoothFinest(GamgSmoother smoother, double* psi, const double* b, int nSweeps,
-                      const Coupling& finestCoupling = Coupling())
+                      const Coupling& finestCoupling = Coupling(), bool asCorrection = false)
     {
         Level& finest = *systems_[0];
         const std::size_t n = finest.n();
         couplings_.assign(systems_.size(), &none_);
         couplings_[0] = &finestCoupling;
+        finestAsCorrection_ = asCorrection;
         setupSmoother(0, smoother, Smoothers<B>::dividesByDiagonal(smoother));
         finest.workspace().upload(finest.psi(), {{psi, n}});
         finest.workspace().upload(finest.source(), {{b, n}});
         smooth(0, smoother, finest.psi(), finest.source(), nSweeps);
         finest.workspace().download(psi, finest.psi(), n);
         couplings_.clear();
+        finestAsCorrection_ = false;
     }
 
     void setInterfaces(const std::vector<std::vector<int>>& cellsOfLevels) override

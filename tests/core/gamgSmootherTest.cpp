@@ -170,24 +170,41 @@ inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vec
 //  c_k = T_k(sigma) (c_0 = 1, c_1 = sigma, c_{k+1} = 2 sigma c_k - c_{k-1}):
 //      x_1 = x_0 + r_0/theta,
 //      x_{k+1} = x_k + 2 c_k/(c_{k+1} delta) r_k + c_{k-1}/c_{k+1} (x_k - x_{k-1})
-//  with r_k = D^-1 (b - A x_k): another form of the same iteration than the one the solver runs
+//  with r_k = D^-1 (b - A x_k): another form of the same iteration than the one the solver runs.
+//  floatValues: the sweeps' A (its products, D, l1Jacobi's norms) with its values rounded to
+//  float, as on a coarse level (Chebyshev's bound from A in double, the interfaces' coefficients
+//  in double).
 inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, std::vector<double>& psi,
-                                  const std::vector<double>& b, int nSweeps)
+                                  const std::vector<double>& b, int nSweeps, bool floatValues = false)
 {
+    LduProblem sweepMatrix = p;
+    for (std::vector<double>* v : {&sweepMatrix.diag, &sweepMatrix.upperCoeffs, &sweepMatrix.lowerCoeffs})
+    {
+        for (double& a : *v)
+        {
+            a = floatValues ? double(float(a)) : a;
+        }
+    }
     const int n = p.nCells;
-    std::vector<double> offMag(n, 0.0);
-    for (int f = 0; f < p.nFaces(); ++f)
+    // sum_{j != i} |A_ij| with the interfaces' terms, of A or of the sweeps' A
+    const auto offDiagonalMagnitudes = [&](const LduProblem& a)
     {
-        offMag[p.lower[f]] += std::abs(p.upperCoeffs[f]);
-        offMag[p.upper[f]] += std::abs(p.lowerOrUpper()[f]);
-    }
-    for (std::size_t k = 0; k < p.ifCell.size(); ++k)
-    {
-        offMag[p.ifCell[k]] += std::abs(p.ifCoeff[k]);
-    }
+        std::vector<double> m(n, 0.0);
+        for (int f = 0; f < a.nFaces(); ++f)
+        {
+            m[a.lower[f]] += std::abs(a.upperCoeffs[f]);
+            m[a.upper[f]] += std::abs(a.lowerOrUpper()[f]);
+        }
+        for (std::size_t k = 0; k < a.ifCell.size(); ++k)
+        {
+            m[a.ifCell[k]] += std::abs(a.ifCoeff[k]);
+        }
+        return m;
+    };
+    const std::vector<double> offMag = offDiagonalMagnitudes(p);
     const auto residual = [&](const std::vector<double>& x)
     {
-        std::vector<double> r = referenceAmul(p, x);
+        std::vector<double> r = referenceAmul(sweepMatrix, x);
         for (int c = 0; c < n; ++c)
         {
             r[c] = b[c] - r[c];
@@ -196,13 +213,14 @@ inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, st
     };
     if (smoother == GamgSmoother::named("l1Jacobi"))
     {
+        const std::vector<double> sweepOffMag = offDiagonalMagnitudes(sweepMatrix);
         for (int s = 0; s < nSweeps; ++s)
         {
             const std::vector<double> r = residual(psi);
             for (int c = 0; c < n; ++c)
             {
-                const double D = p.diag[c];
-                psi[c] += r[c]/(D > 0 ? D + offMag[c] : D - offMag[c]);
+                const double D = sweepMatrix.diag[c];
+                psi[c] += r[c]/(D > 0 ? D + sweepOffMag[c] : D - sweepOffMag[c]);
             }
         }
         return;
@@ -222,7 +240,7 @@ inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, st
         const double cNext = 2*sigma*c - cPrev;
         for (int i = 0; i < n; ++i)
         {
-            r[i] /= p.diag[i];
+            r[i] /= sweepMatrix.diag[i];
             const double step = k == 0
                 ? r[i]/theta
                 : 2*c/(cNext*delta)*r[i] + cPrev/cNext*(psi[i] - xPrev[i]);
@@ -308,14 +326,16 @@ TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
         gamg.setInterfaces({coupling.cells(), {}});
         const std::vector<double> b = randomVector(p.nCells, 10);
         for (GamgSmoother s : {GamgSmoother::named("l1Jacobi"), GamgSmoother::named("Chebyshev")})
+        // the finest level, and as a coarse level (the sweeps' values in float there)
+        for (bool asCorrection : {false, true})
         {
             // odd and even numbers of sweeps: the result lands in psi either way
             for (int nSweeps : {1, 2, 3, 4})
             {
                 std::vector<double> expected = randomVector(p.nCells, 11);
                 std::vector<double> psi = expected;
-                referenceJacobiSmooth(p, s, expected, b, nSweeps);
-                gamg.smoothFinest(s, psi.data(), b.data(), nSweeps, coupling);
+                referenceJacobiSmooth(p, s, expected, b, nSweeps, asCorrection);
+                gamg.smoothFinest(s, psi.data(), b.data(), nSweeps, coupling, asCorrection);
                 double maxDiff = 0, maxMag = 0;
                 for (int i = 0; i < p.nCells; ++i)
                 {
@@ -323,6 +343,7 @@ TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
                     maxMag = std::max(maxMag, std::abs(expected[i]));
                 }
                 EXPECT_LT(maxDiff, 1e-12*maxMag) << "smoother " << smootherName(s) << ", " << nSweeps << " sweeps"
+                                                 << (asCorrection ? " as a coarse level" : "")
                                                  << (p.symmetric() ? " symmetric" : " asymmetric")
                                                  << (interfaces ? " with interfaces" : "");
             }

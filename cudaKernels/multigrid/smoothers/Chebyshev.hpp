@@ -54,13 +54,14 @@ struct GershgorinRow
 
 //- One Chebyshev step of row i: r = (b - A x)_i/A_ii, d_i = cd*d_i + cr*r (d_i not read when
 //  cd is 0: the first step), xNew_i = x_i + d_i. With coupled interfaces b (or b with the
-//  row's terms) holds their terms of the old x.
+//  row's terms) holds their terms of the old x. A's values in V (float: the smoother's copy).
+template<class V>
 struct ChebyshevRow
 {
     const int* rowStart;
     const int* col;
     const int* diagPos;
-    const double* val;
+    const V* val;
     const double* b;
     InterfaceRowTerms terms;
     const double* x;
@@ -72,7 +73,7 @@ struct ChebyshevRow
     GPULDU_HD void operator()(int i) const
     {
         const RowProduct row(rowStart, col, diagPos, val, x, i);
-        const double r = (terms.source(i, b, x) - row.Ax)/val[diagPos[i]];
+        const double r = (terms.source(i, b, x) - row.Ax)/double(val[diagPos[i]]);
         const double di = (cd == 0 ? 0.0 : cd*d[i]) + cr*r;
         d[i] = di;
         xNew[i] = x[i] + di;
@@ -117,17 +118,20 @@ struct ChebyshevCoefficients
 };
 
 //- Per solve the level's Gershgorin bound of D^-1 A (the maximum over all ranks); per smooth
-//  the polynomial of degree nSweeps on it, its d in the second work vector
+//  the polynomial of degree nSweeps on it, its d in the second work vector; the sweeps' values
+//  A's rounded to float on a coarse level (SweepValues), the bound A's in double
 template<class B>
 class ChebyshevSmoother
 {
     InterfaceMagnitudes<B> interfaceMagnitudes_;
+    SweepValues<B> values_;
     double bound_ = 0;
 
 public:
     void setup(const SmootherLevel<B>& level)
     {
         interfaceMagnitudes_.setup(level);
+        values_.setup(level);
         const CsrMatrix<B>& A = level.system.matrix();
         bound_ = level.coupling.maximum(std::max(0.0, level.system.workspace().maximum(level.system.n(),
             detail::GershgorinRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), interfaceMagnitudes_.values()})));
@@ -138,11 +142,15 @@ public:
         const CsrMatrix<B>& A = level.system.matrix();
         const ChebyshevCoefficients c(bound_, nSweeps);
         double* d = level.work[1];
-        jacobiSweeps(level, psi, b, nSweeps, [&](int sweep, const double* bPrime, const detail::InterfaceRowTerms& terms,
-                                                 const double* x, double* xNew)
+        values_.visit(level, [&](const auto* values)
         {
-            return detail::ChebyshevRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), bPrime, terms, x, d,
-                                        xNew, c.cd[sweep], c.cr[sweep]};
+            jacobiSweeps(level, psi, b, nSweeps, [&](int sweep, const double* bPrime,
+                                                     const detail::InterfaceRowTerms& terms, const double* x, double* xNew)
+            {
+                using V = detail::ValueOf<decltype(values)>;
+                return detail::ChebyshevRow<V>{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), values, bPrime, terms, x, d,
+                                               xNew, c.cd[sweep], c.cr[sweep]};
+            });
         });
     }
 };

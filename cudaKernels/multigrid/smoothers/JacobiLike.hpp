@@ -4,7 +4,8 @@
 // bandwidth-bound pass over the matrix with no chain of dependent levels as in Gauss-Seidel.
 // Each sweep reads x and writes a new vector (the loop alternates two). Coupled interfaces
 // enter as Jacobi terms of the old values, through b' (added by each row where the level holds
-// them), and in the row norms through each row's sum of |interface coefficient|.
+// them), and in the row norms through each row's sum of |interface coefficient|. On a coarse
+// level the sweeps read A's values rounded to float (SweepValues).
 
 #ifndef GPULDU_JACOBILIKESMOOTHER_HPP
 #define GPULDU_JACOBILIKESMOOTHER_HPP
@@ -15,6 +16,7 @@
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,12 +32,14 @@ struct RowProduct
     double Ax = 0;
     double offDiagonalMagnitude = 0;
 
-    GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const double* val, const double* x, int i)
+    //- V: the values' type (double; float where a smoother keeps a float copy of them)
+    template<class V>
+    GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const V* val, const double* x, int i)
     {
         const int d = diagPos[i];
         for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
         {
-            Ax += val[p]*x[col[p]];
+            Ax += double(val[p])*x[col[p]];
             if (p != d)
             {
                 offDiagonalMagnitude += magnitude(val[p]);
@@ -43,6 +47,22 @@ struct RowProduct
         }
     }
 };
+
+//- to[i] = from[i] rounded to the nearest float
+struct RoundToFloat
+{
+    const double* from;
+    float* to;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        to[i] = float(from[i]);
+    }
+};
+
+//- The element type of a pointer to values (float or double)
+template<class P>
+using ValueOf = std::remove_cv_t<std::remove_pointer_t<P>>;
 
 } // namespace detail
 
@@ -72,6 +92,46 @@ public:
     const double* values() const
     {
         return has_ ? ptr(magnitude_) : nullptr;
+    }
+};
+
+//- The matrix values a Jacobi-like smoother's sweeps read: on a coarse level A's values rounded
+//  to float, made per solve (the rows' products, sums and divisions stay in double). A sweep is
+//  bytes-bound and the values are half its bytes in double. On a coarse level psi is a
+//  correction: a smoother of A rounded to float (relative 6e-8 an entry) is still a smoother of
+//  A, its fixed point off by 6e-8 of the correction, which vanishes with the residual. The finest
+//  level smooths the solution itself, whose fixed point would be A rounded's solution (the
+//  V-cycles stall near 1e-8): A's own values there. The V-cycle's residuals, its scaling and the
+//  Krylov side take A in double.
+template<class B>
+class SweepValues
+{
+    typename B::template Vector<float> rounded_;
+
+public:
+    void setup(const SmootherLevel<B>& level)
+    {
+        if (level.correction)
+        {
+            // kept from solve to solve (an allocation waits for the device)
+            const auto& val = level.system.matrix().val;
+            rounded_.resize(val.size());
+            forEach<B>(0, int(val.size()), detail::RoundToFloat{ptr(val), ptr(rounded_)});
+        }
+    }
+
+    //- f(the values: const float* on a coarse level, const double* on the finest)
+    template<class F>
+    void visit(const SmootherLevel<B>& level, const F& f) const
+    {
+        if (level.correction)
+        {
+            f(ptr(rounded_));
+        }
+        else
+        {
+            f(ptr(level.system.matrix().val));
+        }
     }
 };
 

@@ -20,13 +20,14 @@ namespace detail
 //- One l1-Jacobi sweep of row i: xNew_i = x_i + (b - A x)_i/(A_ii +- sum_{j != i} |A_ij|).
 //  With coupled interfaces b (or b with the row's terms) holds their terms of the old x (b - A x
 //  is then the coupled residual) and interfaceMagnitude their rows' sum |coefficient| (nullptr:
-//  none).
+//  none). A's values in V (float: a coarse level's, SweepValues).
+template<class V>
 struct L1JacobiRow
 {
     const int* rowStart;
     const int* col;
     const int* diagPos;
-    const double* val;
+    const V* val;
     const double* interfaceMagnitude;
     const double* b;
     InterfaceRowTerms terms;
@@ -36,7 +37,7 @@ struct L1JacobiRow
     GPULDU_HD void operator()(int i) const
     {
         const RowProduct row(rowStart, col, diagPos, val, x, i);
-        const double D = val[diagPos[i]];
+        const double D = double(val[diagPos[i]]);
         const double offDiagonal = row.offDiagonalMagnitude + (interfaceMagnitude ? interfaceMagnitude[i] : 0.0);
         const double l1 = D < 0 ? D - offDiagonal : D + offDiagonal;
         xNew[i] = x[i] + (terms.source(i, b, x) - row.Ax)/l1;
@@ -45,26 +46,33 @@ struct L1JacobiRow
 
 } // namespace detail
 
+//- The sweeps' values A's rounded to float on a coarse level (SweepValues): the l1 norms too
 template<class B>
 class L1JacobiSmoother
 {
     InterfaceMagnitudes<B> interfaceMagnitudes_;
+    SweepValues<B> values_;
 
 public:
     void setup(const SmootherLevel<B>& level)
     {
         interfaceMagnitudes_.setup(level);
+        values_.setup(level);
     }
 
     void smooth(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps) const
     {
         const CsrMatrix<B>& A = level.system.matrix();
         const double* magnitudes = interfaceMagnitudes_.values();
-        jacobiSweeps(level, psi, b, nSweeps, [&](int, const double* bPrime, const detail::InterfaceRowTerms& terms,
-                                                 const double* x, double* xNew)
+        values_.visit(level, [&](const auto* values)
         {
-            return detail::L1JacobiRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), magnitudes,
-                                       bPrime, terms, x, xNew};
+            jacobiSweeps(level, psi, b, nSweeps, [&](int, const double* bPrime, const detail::InterfaceRowTerms& terms,
+                                                     const double* x, double* xNew)
+            {
+                using V = detail::ValueOf<decltype(values)>;
+                return detail::L1JacobiRow<V>{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), values, magnitudes, bPrime,
+                                              terms, x, xNew};
+            });
         });
     }
 };

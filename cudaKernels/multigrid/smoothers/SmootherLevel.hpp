@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What a GAMG smoother works with on one level (GamgSystemImpl gives it): the level's system and
 // coupling, two work vectors and one for b' (each of the finest level's size, shared by the
-// levels), whether the matrix is symmetric, and the V-cycle's count of level-schedule steps.
+// levels), whether the matrix is symmetric, the V-cycle's count of level-schedule steps, and
+// whether the level smooths a correction (every level but the finest).
 // A smoother class (smoothers/*.hpp, listed in multigrid/SmootherList.hpp) is default
 // constructed once per level and has
 //   setup(level)                          its numeric part, per solve, from the level's values
@@ -26,6 +27,9 @@ struct SmootherLevel
     double* interfaceSource;
     bool symmetric;
     long* sweepLevels;
+    //- Whether psi is a correction (a coarse level: b a restricted residual), not the solution
+    //  itself (the finest level, b the system's source)
+    bool correction;
 
     //- The source a sweep reads: b itself, or where the level has coupled interfaces b' = b
     //  plus their terms of x (the Gauss-Seidel smoothers' bPrime, OpenFOAM's interface update
