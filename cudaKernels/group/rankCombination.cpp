@@ -209,23 +209,23 @@ CombinedLevel combineRanks(const std::vector<RankLevel>& ranks)
     c.hasPhase[0].assign(n, false);
     c.hasPhase[1].assign(n, false);
 
-    std::size_t nFaces = 0;
     for (const RankLevel& rank : ranks)
     {
         c.rowStart.push_back(c.rowStart.back() + rank.nCells);
-        nFaces += rank.lower.size();
+        c.faceStart.push_back(c.faceStart.back() + int(rank.lower.size()));
     }
-    c.lower.reserve(nFaces);
-    c.upper.reserve(nFaces);
+    // sized once and written in place (millions of faces at 8M cells)
+    c.lower.resize(c.faceStart.back());
+    c.upper.resize(c.faceStart.back());
 
     std::vector<Term> terms;
     for (int r = 0; r < n; ++r)
     {
         const RankLevel& rank = ranks[r];
         const int offset = c.rowStart[r];
-        for (const int i : rank.lower) c.lower.push_back(offset + i);
-        for (const int i : rank.upper) c.upper.push_back(offset + i);
-        c.faceStart.push_back(int(c.lower.size()));
+        const auto shifted = [offset](int i) { return offset + i; };
+        std::transform(rank.lower.begin(), rank.lower.end(), c.lower.begin() + c.faceStart[r], shifted);
+        std::transform(rank.upper.begin(), rank.upper.end(), c.upper.begin() + c.faceStart[r], shifted);
 
         const std::vector<PatchPlace> places = patchPlaces(rank.patchNeighbour, c.onHost);
         c.termStart.push_back(appendTerms(ranks, r, places, c, c.termStart.back(), terms));
@@ -259,24 +259,34 @@ CombinedCoarsening combineCoarsening
 )
 {
     CombinedCoarsening c;
-    std::vector<bool> flip;
+    std::size_t nFine = 0;
+    std::size_t nFineFaces = 0;
+    for (const Coarsening& rank : ranks)
+    {
+        nFine += rank.restrictAddressing.size();
+        nFineFaces += rank.faceRestrictAddressing.size();
+    }
+    // sized once and written in place (tens of millions of fine faces at 8M cells)
+    c.restrictAddressing.resize(nFine);
+    c.faceRestrictAddressing.resize(nFineFaces);
+    c.faceFlipMap.reset(new bool[nFineFaces]);
+    std::size_t cell = 0;
+    std::size_t face = 0;
     for (std::size_t r = 0; r < ranks.size(); ++r)
     {
+        const Coarsening& rank = ranks[r];
         const int cells = coarse.rowStart[r];
         const int faces = coarse.faceStart[r];
-        for (const int i : ranks[r].restrictAddressing)
-        {
-            c.restrictAddressing.push_back(i + cells);
-        }
+        std::transform(rank.restrictAddressing.begin(), rank.restrictAddressing.end(),
+                       c.restrictAddressing.begin() + cell, [cells](int i) { return i + cells; });
         // a fine face inside coarse cell i is -1 - i
-        for (const int f : ranks[r].faceRestrictAddressing)
-        {
-            c.faceRestrictAddressing.push_back(f >= 0 ? f + faces : -1 - (-1 - f + cells));
-        }
-        flip.insert(flip.end(), ranks[r].faceFlipMap.begin(), ranks[r].faceFlipMap.end());
+        std::transform(rank.faceRestrictAddressing.begin(), rank.faceRestrictAddressing.end(),
+                       c.faceRestrictAddressing.begin() + face,
+                       [cells, faces](int f) { return f >= 0 ? f + faces : -1 - (-1 - f + cells); });
+        std::copy(rank.faceFlipMap.begin(), rank.faceFlipMap.end(), c.faceFlipMap.get() + face);
+        cell += rank.restrictAddressing.size();
+        face += rank.faceRestrictAddressing.size();
     }
-    c.faceFlipMap.reset(new bool[flip.size()]);
-    std::copy(flip.begin(), flip.end(), c.faceFlipMap.get());
     return c;
 }
 

@@ -41,15 +41,46 @@ TYPED_TEST(GamgTest, CoarseMatrixAndRestrictionAreOpenFOAMsSums)
     }
 }
 
+//- The message of the Error an agglomeration throws ("" where it throws none)
+template<class B>
+std::string agglomerationError(const LduProblem& p, const TestLevel& t)
+{
+    try
+    {
+        Agglomeration<B>(p.addressing(), t.view());
+    }
+    catch (const Error& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
 TYPED_TEST(GamgTest, RejectsInconsistentAgglomeration)
 {
+    using B = TypeParam;
     const LduProblem p = poisson3D(4, 3, 2, 1, -1);
+    const auto has = [](const std::string& message, const std::string& part)
+    {
+        return message.find(part) != std::string::npos;
+    };
+    EXPECT_EQ(agglomerationError<B>(p, agglomerate(p.addressing(), 5)), "");
+
+    // the first bad cell, face or coarse cell is named
     TestLevel t = agglomerate(p.addressing(), 5);
     t.restrictAddressing[3] = t.nCells;
-    EXPECT_THROW((Agglomeration<TypeParam>(p.addressing(), t.view())), Error);
+    t.restrictAddressing[7] = -1;
+    EXPECT_TRUE(has(agglomerationError<B>(p, t), "cell 3 restricts to " + std::to_string(t.nCells)));
+
     t = agglomerate(p.addressing(), 5);
-    t.faceRestrictAddressing[0] = -1 - (t.restrictAddressing[p.lower[0]] + 1) % t.nCells;
-    EXPECT_THROW((Agglomeration<TypeParam>(p.addressing(), t.view())), Error);
+    t.faceRestrictAddressing[2] = -1 - (t.restrictAddressing[p.lower[2]] + 1) % t.nCells;
+    t.faceRestrictAddressing[5] = int(t.lower.size());
+    EXPECT_TRUE(has(agglomerationError<B>(p, t), "face 2 restricts to " + std::to_string(t.faceRestrictAddressing[2])));
+
+    // a coarse cell of none of the fine cells: one more coarse cell than the fine cells fill
+    t = agglomerate(p.addressing(), 5);
+    t.nCells += 1;
+    EXPECT_TRUE(has(agglomerationError<B>(p, t), "coarse cell " + std::to_string(t.nCells - 1) + " has no fine cells"));
 }
 
 } // namespace gpuLdu::test
