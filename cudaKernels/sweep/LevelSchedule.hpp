@@ -13,9 +13,14 @@
 
 #include "backend/Backend.hpp"
 
+#include <thrust/binary_search.h>
 #include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/sort.h>
+#include <thrust/unique.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace gpuLdu
@@ -94,6 +99,39 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
     return s;
 }
 
+namespace detail
+{
+
+//- Face f's (dependent row's chunk, its dependency's chunk) as one sortable key
+struct ChunkPair
+{
+    const int* chunkOfRow;
+    const int* from;
+    const int* to;
+    std::uint64_t* pairs;
+
+    GPULDU_HD void operator()(int f) const
+    {
+        pairs[f] = (std::uint64_t(chunkOfRow[to[f]]) << 32) | std::uint64_t(std::uint32_t(chunkOfRow[from[f]]));
+    }
+};
+
+//- A key of ChunkPair split into its dependent chunk and its dependency
+struct SplitChunkPair
+{
+    const std::uint64_t* pairs;
+    int* dependent;
+    int* dependency;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        dependent[k] = int(pairs[k] >> 32);
+        dependency[k] = int(pairs[k] & 0xffffffffu);
+    }
+};
+
+} // namespace detail
+
 //- A schedule with its rows on the backend, and cut into chunks of positions for the
 //  one-launch sweep; the level offsets stay on the host too, for the level-by-level sweep.
 template<class B>
@@ -142,10 +180,11 @@ public:
         }
         begin.push_back(int(h.rows.size()));
 
-        // a chunk depends on the chunks that hold its rows' dependencies: the dependencies'
-        // chunks bucketed by the dependent row's chunk (a counting sort), visiting the faces in
-        // their own order (rows near each other in memory: walking the rows in level order
-        // instead misses the cache at every step, seconds at 8M rows)
+        // a chunk depends on the chunks that hold its rows' dependencies: per face the pair
+        // (the dependent row's chunk, its dependency's chunk) as one key, sorted and made
+        // distinct on the backend (on the GPU milliseconds for the tens of millions of faces of
+        // an 8M-row system, where bucketing them on the host took about a second: every step a
+        // cache miss); each chunk's dependencies come out ascending, each once
         const int nRows = int(h.rows.size());
         const int nChunks = int(begin.size()) - 1;
         std::vector<int> chunkOfRow(nRows);
@@ -153,53 +192,29 @@ public:
         {
             chunkOfRow[h.rows[k]] = chunkOf[k];
         }
-        std::vector<int> depStart(nChunks + 1, 0);
-        for (int f = 0; f < h.nFaces; ++f)
+        typename B::template Vector<std::uint64_t> pairs(h.nFaces);
         {
-            ++depStart[chunkOfRow[h.to[f]] + 1];
+            typename B::template Vector<int> chunkOfRowB(nRows);
+            typename B::template Vector<int> from(h.nFaces);
+            typename B::template Vector<int> to(h.nFaces);
+            B::upload(ptr(chunkOfRowB), chunkOfRow.data(), nRows);
+            B::upload(ptr(from), h.from, h.nFaces);
+            B::upload(ptr(to), h.to, h.nFaces);
+            forEach<B>(0, h.nFaces, detail::ChunkPair{ptr(chunkOfRowB), ptr(from), ptr(to), ptr(pairs)});
         }
-        for (int c = 0; c < nChunks; ++c)
-        {
-            depStart[c + 1] += depStart[c];
-        }
-        std::vector<int> deps(depStart.back());
-        {
-            std::vector<int> next(depStart.begin(), depStart.end() - 1);
-            for (int f = 0; f < h.nFaces; ++f)
-            {
-                deps[next[chunkOfRow[h.to[f]]]++] = chunkOfRow[h.from[f]];
-            }
-        }
-        // each bucket's chunks once (marked by the bucket that saw them last), then sorted:
-        // a chunk of 128 rows has hundreds of dependencies but only a few distinct chunks
-        std::vector<int> seenBy(nChunks, -1);
-        int kept = 0;
-        for (int c = 0; c < nChunks; ++c)
-        {
-            const int first = depStart[c], last = depStart[c + 1];
-            depStart[c] = kept;
-            for (int k = first; k < last; ++k)
-            {
-                // kept <= k: the compacted list never overtakes what it reads
-                const int d = deps[k];
-                if (seenBy[d] != c)
-                {
-                    seenBy[d] = c;
-                    deps[kept++] = d;
-                }
-            }
-            std::sort(deps.begin() + depStart[c], deps.begin() + kept);
-        }
-        depStart[nChunks] = kept;
-        deps.resize(kept);
+        thrust::sort(B::policy(), pairs.begin(), pairs.end());
+        pairs.erase(thrust::unique(B::policy(), pairs.begin(), pairs.end()), pairs.end());
+        const int nDeps = int(pairs.size());
+        chunkDeps_.resize(nDeps);
+        typename B::template Vector<int> dependent(nDeps);
+        forEach<B>(0, nDeps, detail::SplitChunkPair{ptr(pairs), ptr(dependent), ptr(chunkDeps_)});
+        chunkDepStart_.resize(nChunks + 1);
+        thrust::lower_bound(B::policy(), dependent.begin(), dependent.end(), thrust::counting_iterator<int>(0),
+                            thrust::counting_iterator<int>(nChunks + 1), chunkDepStart_.begin());
         chunkBegin_.resize(begin.size());
-        chunkDepStart_.resize(depStart.size());
-        chunkDeps_.resize(deps.size());
         chunkDone_.resize(begin.size() - 1);
         ticket_.resize(1);
         B::upload(ptr(chunkBegin_), begin.data(), begin.size());
-        B::upload(ptr(chunkDepStart_), depStart.data(), depStart.size());
-        B::upload(ptr(chunkDeps_), deps.data(), deps.size());
         thrust::fill(chunkDone_.begin(), chunkDone_.end(), 0);
     }
 
