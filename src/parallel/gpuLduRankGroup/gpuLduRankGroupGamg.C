@@ -140,6 +140,7 @@ bool Foam::gpuLduRankGroup::gamgShared
     // patches is a processor patch to the group, updated in patch order;
     // then its coarse levels (the finest is the mesh the group combined
     // already) and the coarsening steps
+    const auto prepareStart = std::chrono::steady_clock::now();
     rankSetup mine;
     mine.eligible =
         inPatchOrder_ && !gpuLduCompat::contains(patchNbr_, gpuLdu::hostPatch)
@@ -161,6 +162,12 @@ bool Foam::gpuLduRankGroup::gamgShared
         (
             rankLevel(agglomeration.meshLevel(k + 1).lduAddr())
         );
+    }
+
+    if (debug)
+    {
+        Info<< "gpuLduRankGroup: the first rank's GAMG levels and steps copied"
+            << " in " << secondsSince(prepareStart) << " s" << endl;
     }
 
     const bool wholeMesh =

@@ -385,12 +385,24 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         std::vector<rankSetup> setups(n);
         setups[0] = std::move(mine);
         const auto start = std::chrono::steady_clock::now();
+        // the time spent reading the messages once they are in (the rest is
+        // waiting for them and their transfer)
+        double readSeconds = 0;
         for (label r = 1; r < n; ++r)
         {
             IPstream from(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
+            const auto readStart = std::chrono::steady_clock::now();
             setups[r] = readSetup(from);
+            readSeconds += secondsSince(readStart);
         }
-        decided = decide(setups, secondsSince(start));
+        const double receivedSeconds = secondsSince(start);
+        if (debug)
+        {
+            Info<< "gpuLduRankGroup: the set-up messages of " << n - 1
+                << " ranks in " << receivedSeconds << " s (read in "
+                << readSeconds << " s)" << endl;
+        }
+        decided = decide(setups, receivedSeconds);
         for (label r = 1; r < n; ++r)
         {
             OPstream to(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
