@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace gpuLdu::test
@@ -182,6 +183,29 @@ TEST(RankGroup, CoarseningOffsetByRank)
     EXPECT_EQ(v.restrictAddressing, c.restrictAddressing.data());
     EXPECT_EQ((std::vector<bool>(v.faceFlipMap, v.faceFlipMap + 4)),
         (std::vector<bool>{false, false, true, false}));
+}
+
+//- A step's flips 32 to an int and back: every flag where it was, for sizes around a word's
+TEST(RankGroup, FlagsPackedAndUnpacked)
+{
+    std::mt19937 gen(17);
+    for (std::size_t n : {0, 1, 31, 32, 33, 64, 1000})
+    {
+        std::vector<bool> flags(n);
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            flags[k] = gen() % 2 == 1;
+        }
+        const std::vector<int> packed = packFlags(flags);
+        EXPECT_EQ(packed.size(), (n + 31)/32);
+        EXPECT_EQ(unpackFlags(packed, n), flags) << n << " flags";
+    }
+    // bit k % 32 of int k / 32
+    EXPECT_EQ(packFlags({false, true, true}), (ints{6}));
+    std::vector<bool> high(32, false);
+    high[31] = true;
+    EXPECT_EQ(unpackFlags(packFlags(high), 32), high);
+    EXPECT_THROW(unpackFlags({1, 2}, 32), Error);
 }
 
 TEST(RankGroup, LocatePart)

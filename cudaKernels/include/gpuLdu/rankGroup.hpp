@@ -118,6 +118,13 @@ struct Coarsening
     std::vector<bool> faceFlipMap;
 };
 
+//- Flags 32 to an int (flag k is bit k % 32 of int k / 32), as a rank's set-up message carries
+//  its steps' flip maps: a thirty-second of the ints, millions of faces at 8M cells
+std::vector<int> packFlags(const std::vector<bool>& flags);
+
+//- The n flags of packed (packFlags); throws Error where packed does not hold n flags
+std::vector<bool> unpackFlags(const std::vector<int>& packed, std::size_t n);
+
 //- The ranks' coarsening steps of one level one after the other, a rank's coarse cells and faces
 //  offset by the ranks' before it on the combined coarse level
 struct CombinedCoarsening

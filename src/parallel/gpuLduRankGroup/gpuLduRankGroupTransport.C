@@ -88,12 +88,11 @@ void Foam::gpuLduRankGroup::writeSetup(Ostream& os, const rankSetup& setup)
     os << label(setup.steps.size());
     for (const gpuLdu::Coarsening& step : setup.steps)
     {
-        const std::vector<int> flip
-        (
-            step.faceFlipMap.begin(), step.faceFlipMap.end()
-        );
+        // the flips 32 to an int
         os  << listOf(step.restrictAddressing)
-            << listOf(step.faceRestrictAddressing) << listOf(flip);
+            << listOf(step.faceRestrictAddressing)
+            << label(step.faceFlipMap.size())
+            << listOf(gpuLdu::packFlags(step.faceFlipMap));
     }
 }
 
@@ -135,8 +134,18 @@ Foam::gpuLduRankGroup::rankSetup Foam::gpuLduRankGroup::readSetup
     {
         step.restrictAddressing = readInts(is);
         step.faceRestrictAddressing = readInts(is);
-        const std::vector<int> flip = readInts(is);
-        step.faceFlipMap.assign(flip.begin(), flip.end());
+        label nFlips = 0;
+        is >> nFlips;
+        try
+        {
+            step.faceFlipMap = gpuLdu::unpackFlags(readInts(is), nFlips);
+        }
+        catch (const gpuLdu::Error& e)
+        {
+            FatalErrorInFunction
+                << "a rank's GAMG set-up message: " << e.what()
+                << abort(FatalError);
+        }
     }
     return setup;
 }
