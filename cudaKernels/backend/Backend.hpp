@@ -28,7 +28,9 @@
 
 #include "gpuLdu/gpuLdu.hpp"
 
+#include <thrust/binary_search.h>
 #include <thrust/complex.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/host_vector.h>
 
 #ifdef __CUDACC__
@@ -136,6 +138,16 @@ void forEach(int begin, int end, const F& f)
     {
         B::forEach(begin, end, f);
     }
+}
+
+//- The starts of groups 0 .. nGroups-1 in keys sorted ascending, CSR-style: start[g] the first
+//  position whose key is >= g (start[nGroups]: how many keys are below nGroups)
+template<class B, class Keys, class Starts>
+void groupStarts(const Keys& sortedKeys, int nGroups, Starts& start)
+{
+    start.resize(nGroups + 1);
+    thrust::lower_bound(B::policy(), sortedKeys.begin(), sortedKeys.end(), thrust::counting_iterator<int>(0),
+                        thrust::counting_iterator<int>(nGroups + 1), start.begin());
 }
 
 } // namespace gpuLdu

@@ -12,7 +12,6 @@
 
 #include "matrix/CsrTranspose.hpp"
 
-#include <thrust/binary_search.h>
 #include <thrust/scatter.h>
 #include <thrust/sort.h>
 
@@ -253,13 +252,7 @@ struct CsrMatrix
         col.resize(n);
         forEach<B>(0, n, detail::Gather<int>{ptr(lduIndex), ptr(colOfEntry), ptr(col)});
 
-        rowStart.resize(nRows + 1);
-        thrust::lower_bound(
-            B::policy(),
-            row.begin(), row.end(),
-            thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nRows + 1),
-            rowStart.begin()
-        );
+        groupStarts<B>(row, nRows, rowStart);
 
         diagPos.resize(nRows);
         forEach<B>(0, n, detail::DiagonalPosition{nRows, ptr(lduIndex), ptr(diagPos)});

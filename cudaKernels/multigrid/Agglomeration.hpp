@@ -20,7 +20,6 @@
 
 #include "backend/Backend.hpp"
 
-#include <thrust/binary_search.h>
 #include <thrust/find.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
@@ -60,9 +59,7 @@ void groupBy(typename B::template Vector<int>& key, int nGroups, typename B::tem
     item.resize(n);
     thrust::sequence(B::policy(), item.begin(), item.end());
     thrust::stable_sort_by_key(B::policy(), key.begin(), key.end(), item.begin());
-    start.resize(nGroups + 1);
-    thrust::lower_bound(B::policy(), key.begin(), key.end(), thrust::counting_iterator<int>(0),
-                        thrust::counting_iterator<int>(nGroups + 1), start.begin());
+    groupStarts<B>(key, nGroups, start);
     int kept = 0;
     B::download(&kept, ptr(start) + nGroups, 1);
     item.resize(kept);

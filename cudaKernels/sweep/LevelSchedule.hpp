@@ -13,9 +13,7 @@
 
 #include "backend/Backend.hpp"
 
-#include <thrust/binary_search.h>
 #include <thrust/fill.h>
-#include <thrust/iterator/counting_iterator.h>
 #include <thrust/sort.h>
 #include <thrust/unique.h>
 
@@ -208,9 +206,7 @@ public:
         chunkDeps_.resize(nDeps);
         typename B::template Vector<int> dependent(nDeps);
         forEach<B>(0, nDeps, detail::SplitChunkPair{ptr(pairs), ptr(dependent), ptr(chunkDeps_)});
-        chunkDepStart_.resize(nChunks + 1);
-        thrust::lower_bound(B::policy(), dependent.begin(), dependent.end(), thrust::counting_iterator<int>(0),
-                            thrust::counting_iterator<int>(nChunks + 1), chunkDepStart_.begin());
+        groupStarts<B>(dependent, nChunks, chunkDepStart_);
         chunkBegin_.resize(begin.size());
         chunkDone_.resize(begin.size() - 1);
         ticket_.resize(1);

@@ -259,24 +259,24 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
         gamg_->setTimed(timed);
         // directSolveCoarsest: OpenFOAM's LU of the coarsest level with the
         // coefficients of its processor faces from this hand-over
-        gamg_->setCoarsestSolver
-        (
-            directSolveCoarsest ? gamgCoarsestLU_.get() : nullptr
-        );
-        if (directSolveCoarsest && !gamgCoarsestLU_)
-        {
-            FatalErrorInFunction
-                << "directSolveCoarsest: the group's hierarchy is not every"
-                << " rank's (its coarsest level is not the whole mesh's)"
-                << abort(FatalError);
-        }
         if (directSolveCoarsest)
         {
+            if (!gamgCoarsestLU_)
+            {
+                FatalErrorInFunction
+                    << "directSolveCoarsest: the group's hierarchy is not"
+                    << " every rank's (its coarsest level is not the whole"
+                    << " mesh's)" << abort(FatalError);
+            }
             gamgCoarsestLU_->setTermCoeffs
             (
                 nLevels > 1 ? gamgTermBou_[nLevels - 1] : termCoeffs_
             );
         }
+        gamg_->setCoarsestSolver
+        (
+            directSolveCoarsest ? gamgCoarsestLU_.get() : nullptr
+        );
         const ownerCoupling group
         (
             *this, nullptr, matrix.mesh().comm(), gamgLocalSums_
