@@ -22,9 +22,9 @@ namespace
 //- Every request starts with kind, product, phase
 constexpr int headerSize = 3;
 
-//- A rank's values start with their kind and the sizes of its eight parts
+//- A rank's values start with their kind, when it arrived and the sizes of its eight parts
 constexpr int nValueParts = 8;
-constexpr int valuesHeaderSize = 1 + nValueParts;
+constexpr int valuesHeaderSize = 2 + nValueParts;
 
 //- The result's fields as a done request carries them, in this order
 constexpr int resultSize = 10;
@@ -227,7 +227,7 @@ int maxRequestSize(int nHostCells)
 void packRankValues(const RankValues& values, std::vector<double>& message)
 {
     const auto parts = partsOf(values);
-    message.assign(1, double(MessageKind::values));
+    message.assign({double(MessageKind::values), values.arrivedAt});
     for (const DoublesView* part : parts)
     {
         message.push_back(part->size);
@@ -244,10 +244,11 @@ RankValues unpackRankValues(const double* message, int n)
             + (n > 0 ? std::to_string(message[0]) : std::string("none")));
     }
     RankValues values;
+    values.arrivedAt = message[1];
     const auto parts = partsOf(values);
     for (int i = 0; i < nValueParts; ++i)
     {
-        parts[i]->size = sizeOf(message[1 + i]);
+        parts[i]->size = sizeOf(message[2 + i]);
     }
     // the finest level's parts are at the rank's places already (writeRankValues)
     if (values.levelCoeffs.size != n - valuesHeaderSize)
@@ -319,18 +320,43 @@ void placeRankValues
     GroupValues& into
 )
 {
-    expectFinestSizes(values, rankPlaces(finest, r));
+    const RankPlaces at = rankPlaces(finest, r);
+    expectFinestSizes(values, at);
     expectSize(values.levelCoeffs, levelCoeffCount(r, into), false, "coarse levels' coefficients");
+    if (!into.termDest)
+    {
+        return;
+    }
+    const std::vector<std::vector<int>>& dest = *into.termDest;
+    const std::size_t nLevels = into.levelTermStart ? into.levelTermStart->size() : 1;
+    if (dest.size() != nLevels || into.termBou.size() != nLevels || into.termInt.size() != nLevels)
+    {
+        throw std::runtime_error
+        (
+            "the device coupling terms of " + std::to_string(dest.size()) + " levels for "
+          + std::to_string(nLevels)
+        );
+    }
 
-    // level after level (from 1): the rank's terms of A, then of A^T
+    // rank r's j-th term of a level to its device coupling term: the finest level's from the
+    // shared values, then level after level (from 1) its terms of A and of A^T from the message
+    const auto place = [](const int* to, const double* bou, const double* intc, int m,
+        double* toBou, double* toInt)
+    {
+        for (int j = 0; j < m; ++j)
+        {
+            toBou[to[j]] = bou[j];
+            toInt[to[j]] = intc[j];
+        }
+    };
+    place(dest[0].data() + at.term, into.interfaceBou + at.term, into.interfaceInt + at.term,
+        at.nTerms, into.termBou[0], into.termInt[0]);
     const double* from = values.levelCoeffs.data;
-    const std::size_t nLevels = into.levelTermStart ? into.levelTermStart->size() : 0;
     for (std::size_t k = 1; k < nLevels; ++k)
     {
         const std::vector<int>& start = (*into.levelTermStart)[k];
         const int m = start[r + 1] - start[r];
-        std::copy(from, from + m, into.levelBou[k] + start[r]);
-        std::copy(from + m, from + 2*m, into.levelInt[k] + start[r]);
+        place(dest[k].data() + start[r], from, from + m, m, into.termBou[k], into.termInt[k]);
         from += 2*m;
     }
 }

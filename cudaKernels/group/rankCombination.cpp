@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace gpuLdu
@@ -330,13 +331,24 @@ bool oneHierarchy(const std::vector<const CombinedLevel*>& levels)
 }
 
 
-void termCoefficients(const std::vector<int>& termSource, const double* rankTerms, std::vector<double>& into)
+std::vector<int> termDestinations(const std::vector<int>& termSource)
 {
-    into.resize(termSource.size());
-    for (std::size_t k = 0; k < termSource.size(); ++k)
+    const int n = int(termSource.size());
+    std::vector<int> dest(n, -1);
+    for (int k = 0; k < n; ++k)
     {
-        into[k] = rankTerms[termSource[k]];
+        const int s = termSource[k];
+        if (s < 0 || s >= n || dest[s] >= 0)
+        {
+            throw std::runtime_error
+            (
+                "device coupling term " + std::to_string(k) + " takes the ranks' term "
+              + std::to_string(s) + ", of " + std::to_string(n) + " terms each taken once"
+            );
+        }
+        dest[s] = k;
     }
+    return dest;
 }
 
 

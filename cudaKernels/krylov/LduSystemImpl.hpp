@@ -9,6 +9,7 @@
 #define GPULDU_LDUSYSTEMIMPL_HPP
 
 #include "krylov/KrylovMethodList.hpp"
+#include "krylov/UploadAhead.hpp"
 #include "matrix/CsrMatrix.hpp"
 #include "matrix/MatrixProducts.hpp"
 #include "matrix/ValueCheck.hpp"
@@ -46,6 +47,8 @@ private:
 
     //- Seconds spent in the last setMatrix, until a solve reports them
     double setMatrixSeconds_ = 0;
+    //- What came ahead of the next setMatrix and solve (uploadAhead)
+    UploadAhead<B> ahead_;
 
     Vector<double> psi_;
     Vector<double> source_;
@@ -240,9 +243,27 @@ public:
         const auto start = std::chrono::steady_clock::now();
         const std::size_t nF = A_.nFaces;
         const bool symmetric = (lower == nullptr);
-        ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
+        if (!ahead_.matrixCame(n(), int(nF), symmetric))
+        {
+            ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
+        }
         setMatrixFromLdu(symmetric);
         setMatrixSeconds_ = secondsSince(start);
+    }
+
+    void uploadAhead(const ValuesAhead& part) override
+    {
+        ahead_.give(ws_, part, n(), A_.nFaces, ptr(psi_), ptr(source_), ptr(ldu_));
+    }
+
+    //- psi and source of a solve to the backend, where they did not come ahead
+    void uploadValues(const double* psi, const double* source)
+    {
+        if (!ahead_.valuesCame(n()))
+        {
+            ws_.upload(ptr(psi_), {{psi, n()}});
+            ws_.upload(ptr(source_), {{source, n()}});
+        }
     }
 
     //- The LDU values on the backend, [diag | upper | lower] (lower unused when symmetric):
@@ -482,41 +503,8 @@ public:
     //  reduction over them all, before any arithmetic with them (ValueCheck.hpp)
     void checkValues()
     {
-        const long nF = A_.nFaces;
-        const double* const data[3] = {ptr(ldu_), ptr(source_), ptr(psi_)};
-        const long size[3] = {n() + (symmetric_ ? 1 : 2)*nF, n(), n()};
-        const NonFiniteCount found = countNonFinite<B>(data, size);
-        if (found.count == 0)
-        {
-            return;
-        }
-        BadValue bad;
-        bad.count = found.count;
-        long k = found.first;
-        const double* at = nullptr;
-        if (k < size[0])
-        {
-            at = ptr(ldu_) + k;
-            bad.kind = k < n() ? ValueKind::diagonal : (k < n() + nF ? ValueKind::upper : ValueKind::lower);
-            k -= bad.kind == ValueKind::diagonal ? 0 : (bad.kind == ValueKind::upper ? n() : n() + nF);
-        }
-        else
-        {
-            k -= size[0];
-            bad.kind = k < n() ? ValueKind::source : ValueKind::initialGuess;
-            k -= bad.kind == ValueKind::source ? 0 : n();
-            at = (bad.kind == ValueKind::source ? ptr(source_) : ptr(psi_)) + k;
-        }
-        B::download(&bad.value, at, 1);
-        bad.index = bad.row = bad.col = int(k);
-        if (bad.kind == ValueKind::upper || bad.kind == ValueKind::lower)
-        {
-            // upper[f] is A[l(f)][u(f)], lower[f] is A[u(f)][l(f)]
-            const auto [l, u] = precon_.faceCells(int(k));
-            bad.row = bad.kind == ValueKind::upper ? l : u;
-            bad.col = bad.kind == ValueKind::upper ? u : l;
-        }
-        throw ValueError(bad);
+        checkSystemValues<B>(ptr(ldu_), ptr(source_), ptr(psi_), n(), A_.nFaces, symmetric_,
+                             [this](int f) { return precon_.faceCells(f); });
     }
 
     //- psi and source of solve on the backend (solveResident works on them)
@@ -576,8 +564,7 @@ public:
     ) override
     {
         auto start = std::chrono::steady_clock::now();
-        ws_.upload(ptr(psi_), {{psi, n()}});
-        ws_.upload(ptr(source_), {{source, n()}});
+        uploadValues(psi, source);
         checkValues();
         // the matrix's upload counts once, in the solve after it (a solve of the matrix the
         // system holds has none)

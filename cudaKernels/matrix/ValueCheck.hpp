@@ -18,6 +18,7 @@
 
 #include "backend/Backend.hpp"
 #include "backend/Bits.hpp"
+#include "gpuLdu/errors.hpp"
 
 #include <thrust/count.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -186,6 +187,51 @@ void checkPivots(const char* pivotOf, const double* pivot, const int* pos, int n
     {
         throwBadPivot<B>(pivotOf, pivot, pos, i);
     }
+}
+
+//- Throws ValueError if a value of a system's uploaded values is not finite, naming the first
+//  in the order ldu ([diag | upper | lower] of n cells and nF faces, lower where not
+//  symmetric), source, psi (arrays on the backend), and how many there are: one reduction over
+//  them all. faceCells(f): face f's (lower, upper) cells, the row and column of a bad upper or
+//  lower value.
+template<class B, class FaceCells>
+void checkSystemValues(const double* ldu, const double* source, const double* psi, int n, long nF,
+                       bool symmetric, const FaceCells& faceCells)
+{
+    const double* const data[3] = {ldu, source, psi};
+    const long size[3] = {n + (symmetric ? 1 : 2)*nF, n, n};
+    const NonFiniteCount found = countNonFinite<B>(data, size);
+    if (found.count == 0)
+    {
+        return;
+    }
+    BadValue bad;
+    bad.count = found.count;
+    long k = found.first;
+    const double* at = nullptr;
+    if (k < size[0])
+    {
+        at = ldu + k;
+        bad.kind = k < n ? ValueKind::diagonal : (k < n + nF ? ValueKind::upper : ValueKind::lower);
+        k -= bad.kind == ValueKind::diagonal ? 0 : (bad.kind == ValueKind::upper ? n : n + nF);
+    }
+    else
+    {
+        k -= size[0];
+        bad.kind = k < n ? ValueKind::source : ValueKind::initialGuess;
+        k -= bad.kind == ValueKind::source ? 0 : n;
+        at = (bad.kind == ValueKind::source ? source : psi) + k;
+    }
+    B::download(&bad.value, at, 1);
+    bad.index = bad.row = bad.col = int(k);
+    if (bad.kind == ValueKind::upper || bad.kind == ValueKind::lower)
+    {
+        // upper[f] is A[l(f)][u(f)], lower[f] is A[u(f)][l(f)]
+        const auto [l, u] = faceCells(int(k));
+        bad.row = bad.kind == ValueKind::upper ? l : u;
+        bad.col = bad.kind == ValueKind::upper ? u : l;
+    }
+    throw ValueError(bad);
 }
 
 } // namespace gpuLdu

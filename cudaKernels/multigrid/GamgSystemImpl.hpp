@@ -382,6 +382,11 @@ public:
         hasMatrix_ = true;
     }
 
+    void uploadAhead(const ValuesAhead& part) override
+    {
+        systems_[0]->uploadAhead(part);
+    }
+
     GamgTimes times() const override
     {
         return times_;
@@ -516,8 +521,7 @@ public:
         Level& finest = *systems_[0];
         const int n = finest.n();
         auto start = Clock::now();
-        finest.workspace().upload(finest.psi(), {{psi, std::size_t(n)}});
-        finest.workspace().upload(finest.source(), {{source, std::size_t(n)}});
+        finest.uploadValues(psi, source);
         // before the coarse matrices sum them (an inf + -inf there would raise FE_INVALID)
         finest.checkValues();
         result.uploadSeconds = Level::secondsSince(start);

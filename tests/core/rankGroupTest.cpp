@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -107,10 +108,13 @@ TEST(RankGroup, RowTermsKeepPatchOrder)
     EXPECT_EQ(c.couplings.start, (ints{0, 2, 3, 4}));
     EXPECT_EQ(c.couplings.cols, (ints{2, 1, 0, 0}));
     EXPECT_EQ(c.termSource, (ints{0, 1, 3, 2}));
-    const std::vector<double> rankTerms{10, 11, 12, 13};
-    std::vector<double> coeffs(7, -1.0);
-    termCoefficients(c.termSource, rankTerms.data(), coeffs);
-    EXPECT_EQ(coeffs, (std::vector<double>{10, 11, 13, 12}));
+    // the ranks' terms' destinations: the inverse permutation
+    EXPECT_EQ(termDestinations(c.termSource), (ints{0, 1, 3, 2}));
+    EXPECT_EQ(termDestinations({2, 0, 1}), (ints{1, 2, 0}));
+    // not a permutation: a term taken twice, or none such
+    EXPECT_THROW(termDestinations({0, 0}), std::runtime_error);
+    EXPECT_THROW(termDestinations({0, 2}), std::runtime_error);
+    EXPECT_THROW(termDestinations({-1}), std::runtime_error);
 }
 
 //- Patches without an interface between the patches to the group keep them one stretch
@@ -316,9 +320,9 @@ CombinedLevel twoRanks()
 
 } // namespace
 
-//- A rank's values message: the header (kind, the eight parts' sizes), then only the coarse
-//  levels' coefficients (the finest level's parts are written to the shared values); unpacked,
-//  the finest parts their sizes, the coefficients a view into the message
+//- A rank's values message: the header (kind, arrival, the eight parts' sizes), then only the
+//  coarse levels' coefficients (the finest level's parts are written to the shared values);
+//  unpacked, the finest parts their sizes, the coefficients a view into the message
 TEST(RankGroup, RankValuesRoundTrip)
 {
     const std::vector<double> psi{1, 2}, source{3, -0.0}, upper{5}, bou{6}, intc{7},
@@ -330,13 +334,15 @@ TEST(RankGroup, RankValuesRoundTrip)
     values.interfaceBou = viewOf(bou);
     values.interfaceInt = viewOf(intc);
     values.levelCoeffs = viewOf(level);
+    values.arrivedAt = 12345.25;
 
     std::vector<double> message;
     packRankValues(values, message);
-    EXPECT_EQ(message, (std::vector<double>{double(MessageKind::values), 2, 2, 0, 1, 0, 1, 1,
-        4, 8, -0.0, 10, 11}));
+    EXPECT_EQ(message, (std::vector<double>{double(MessageKind::values), 12345.25, 2, 2, 0, 1,
+        0, 1, 1, 4, 8, -0.0, 10, 11}));
 
     const RankValues back = unpackRankValues(message.data(), int(message.size()));
+    EXPECT_EQ(back.arrivedAt, 12345.25);
     EXPECT_EQ(back.psi.size, 2);
     EXPECT_EQ(back.source.size, 2);
     EXPECT_EQ(back.diag.size, 0);
@@ -347,7 +353,7 @@ TEST(RankGroup, RankValuesRoundTrip)
     EXPECT_EQ(back.psi.data, nullptr);
     EXPECT_EQ(copyOf(back.levelCoeffs), level);
     EXPECT_TRUE(std::signbit(back.levelCoeffs.data[1]));
-    EXPECT_EQ(back.levelCoeffs.data, message.data() + 9);
+    EXPECT_EQ(back.levelCoeffs.data, message.data() + 10);
 }
 
 TEST(RankGroup, MalformedRankValuesThrow)
@@ -371,9 +377,9 @@ TEST(RankGroup, MalformedRankValuesThrow)
     EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
     // a size that is not a count
     wrong = message;
-    wrong[1] = -1;
+    wrong[2] = -1;
     EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
-    wrong[1] = 0.5;
+    wrong[2] = 0.5;
     EXPECT_THROW(unpackRankValues(wrong.data(), int(wrong.size())), std::runtime_error);
 }
 
@@ -426,20 +432,28 @@ TEST(RankGroup, WriteRankValuesAtTheirPlaces)
     EXPECT_THROW(writeRankValues(bad, at, into), std::runtime_error);
 }
 
-//- The owner's check of rank 1's message and its coarse levels' coefficients at their places:
-//  each coarse level's terms of A and of A^T from that level's termStart[1]
+//- The owner's check of rank 1's message, and its terms to their device coupling terms: the
+//  finest level's from the shared values at its places, each coarse level's terms of A and of
+//  A^T from the message (from that level's termStart[1]), each to termDest's place
 TEST(RankGroup, PlaceRankValues)
 {
     const CombinedLevel c = twoRanks();
-    std::vector<double> bou1(3, -1), int1(3, -1);
-    // one coarse level: rank 0 with one term there, rank 1 with two
+    // the shared values' interface coefficients, as the ranks wrote them (one term each)
+    std::vector<double> sharedBou{6, 7}, sharedInt{-6, -7};
+    std::vector<double> bou0(2, -1), int0(2, -1), bou1(3, -1), int1(3, -1);
+    // one coarse level: rank 0 with one term there, rank 1 with two, in the device coupling
+    // terms' order: rank 1's first, then rank 0's
     const std::vector<std::vector<int>> levelTermStart{c.termStart, {0, 1, 3}};
+    const std::vector<std::vector<int>> termDest{termDestinations(c.termSource), {2, 0, 1}};
     GroupValues into;
+    into.interfaceBou = sharedBou.data();
+    into.interfaceInt = sharedInt.data();
     into.levelTermStart = &levelTermStart;
-    into.levelBou = {nullptr, bou1.data()};
-    into.levelInt = {nullptr, int1.data()};
+    into.termDest = &termDest;
+    into.termBou = {bou0.data(), bou1.data()};
+    into.termInt = {int0.data(), int1.data()};
 
-    const std::vector<double> rPsi{1, 2}, rSource{3, 4}, rUpper{5}, rBou{7}, rInt{8},
+    const std::vector<double> rPsi{1, 2}, rSource{3, 4}, rUpper{5}, rBou{7}, rInt{-7},
         rLevel{9, 10, 11, 12};
     RankValues values;
     values.psi = viewOf(rPsi);
@@ -452,8 +466,10 @@ TEST(RankGroup, PlaceRankValues)
     packRankValues(values, message);
     EXPECT_EQ(int(message.size()), maxRankValuesSize(1, into));
     placeRankValues(unpackRankValues(message.data(), int(message.size())), 1, c, into);
-    EXPECT_EQ(bou1, (std::vector<double>{-1, 9, 10}));
-    EXPECT_EQ(int1, (std::vector<double>{-1, 11, 12}));
+    EXPECT_EQ(bou0, (std::vector<double>{-1, 7}));
+    EXPECT_EQ(int0, (std::vector<double>{-1, -7}));
+    EXPECT_EQ(bou1, (std::vector<double>{9, 10, -1}));
+    EXPECT_EQ(int1, (std::vector<double>{11, 12, -1}));
 
     // parts that are not the rank's: psi of rank 0's size is fine only for rank 0, coarse
     // coefficients of the wrong count, no interface coefficients, no such rank
@@ -468,12 +484,25 @@ TEST(RankGroup, PlaceRankValues)
     bad.interfaceBou = DoublesView();
     EXPECT_THROW(placeRankValues(bad, 1, c, into), std::runtime_error);
     EXPECT_THROW(placeRankValues(values, 2, c, into), std::runtime_error);
-    // a Krylov group: no coarse coefficients
+    // destinations for another number of levels
+    const std::vector<std::vector<int>> finestOnly{termDest[0]};
+    GroupValues wrongLevels = into;
+    wrongLevels.termDest = &finestOnly;
+    EXPECT_THROW(placeRankValues(values, 1, c, wrongLevels), std::runtime_error);
+
+    // a Krylov group: no coarse coefficients; the finest level's terms placed
     GroupValues krylov;
+    krylov.interfaceBou = sharedBou.data();
+    krylov.interfaceInt = sharedInt.data();
+    krylov.termDest = &finestOnly;
+    std::fill(bou0.begin(), bou0.end(), -1);
+    krylov.termBou = {bou0.data()};
+    krylov.termInt = {int0.data()};
     EXPECT_THROW(placeRankValues(values, 1, c, krylov), std::runtime_error);
     values.levelCoeffs = DoublesView();
     EXPECT_NO_THROW(placeRankValues(values, 1, c, krylov));
-    EXPECT_EQ(maxRankValuesSize(1, krylov), 9);
+    EXPECT_EQ(bou0, (std::vector<double>{-1, 7}));
+    EXPECT_EQ(maxRankValuesSize(1, krylov), 10);
 }
 
 //- A product reply through its doubles; a request where a reply was due fails

@@ -92,7 +92,7 @@ if [ "$executor" = cpu ]; then
     # DebugSwitches { gpuLduRankGroup 1; }: the owner's hand-over, one line per solve of the
     # plugin, in the format a benchmark parses; none without the switch
     number='[0-9.e+-]+'
-    handOver="^gpuLduRankGroup: hand-over of 4 ranks $number ms \\(values $number ms, psi back $number ms; own values written in $number ms, the last rank's message after $number ms\\)\$"
+    handOver="^gpuLduRankGroup: hand-over of 4 ranks $number ms \\(values $number ms after the last rank came, psi back $number ms; before it the ranks' own work $number ms; own values written in $number ms, the last rank's message after $number ms\\)\$"
     solves=$(grep -cE '^[A-Za-z]+GPU:  Solving for ' "$work/log.allOne")
     lines=$(grep -cE "$handOver" "$work/log.allOne")
     if [ "$solves" -gt 0 ] && [ "$lines" -eq "$solves" ] \

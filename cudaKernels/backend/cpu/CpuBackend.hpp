@@ -282,6 +282,12 @@ struct CpuBackend
             }
         }
 
+        //- As upload (the GPU backend's copy the host does not wait for)
+        void uploadAsync(double* device, const double* host, std::size_t n)
+        {
+            CpuBackend::upload(device, host, n);
+        }
+
         void download(double* host, const double* device, std::size_t n)
         {
             CpuBackend::download(host, device, n);

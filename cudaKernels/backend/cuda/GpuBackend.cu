@@ -496,6 +496,20 @@ void GpuBackend::Workspace::upload(double* device, const Part* parts, std::size_
 }
 
 
+void GpuBackend::Workspace::uploadAsync(double* device, const double* host, std::size_t n)
+{
+    if (direct(host, n))
+    {
+        GPULDU_CUDA_CHECK(cudaMemcpyAsync(device, host, n*sizeof(double), cudaMemcpyHostToDevice,
+                                          stream()));
+    }
+    else
+    {
+        upload(device, {{host, n}});
+    }
+}
+
+
 void GpuBackend::Workspace::download(double* host, const double* device, std::size_t n)
 {
     if (direct(host, n))

@@ -358,6 +358,11 @@ struct GpuBackend
         }
         void upload(double* device, const Part* parts, std::size_t nParts);
 
+        //- n host values into device memory on the stream, not waited for where the host
+        //  values are page-locked (the host goes on meanwhile; the stream's later work comes
+        //  after the copy), else as upload
+        void uploadAsync(double* device, const double* host, std::size_t n);
+
         void download(double* host, const double* device, std::size_t n);
     };
 };

@@ -138,6 +138,9 @@ public:
     //- Upload the fine matrix values. lower == nullptr means symmetric (lower = upper).
     virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
 
+    //- Part of the next solve's fine values ahead of it (LduSystem::uploadAhead)
+    virtual void uploadAhead(const ValuesAhead& part) = 0;
+
     //- The interface cells of each level, finest first (the cells of that level's Coupling;
     //  LduSystem::setInterfaces); none until set.
     virtual void setInterfaces(const std::vector<std::vector<int>>& cellsOfLevels) = 0;

@@ -181,6 +181,31 @@ struct DeviceCouplings
     }
 };
 
+//- Part of a solve's values given ahead of it (LduSystem::uploadAhead): the host arrays the next
+//  setMatrix and solve take (all of their rows and faces), and the part: rows [cell, cell +
+//  nCells) of psi and source, with the matrix's diag there and faces [face, face + nFaces) of
+//  upper and lower (lower null: symmetric) uploaded (matrix upload), counted as on the device
+//  already (held: the system holds them from its last setMatrix), or left (none)
+struct ValuesAhead
+{
+    enum class Matrix
+    {
+        none,
+        upload,
+        held
+    };
+    const double* psi = nullptr;
+    const double* source = nullptr;
+    const double* diag = nullptr;
+    const double* upper = nullptr;
+    const double* lower = nullptr;
+    int cell = 0;
+    int nCells = 0;
+    int face = 0;
+    int nFaces = 0;
+    Matrix matrix = Matrix::none;
+};
+
 //- A linear system on one LDU addressing, on one executor. Everything that depends only on the
 //  addressing (CSR pattern, LDU->CSR permutation, level schedules, buffers) is built once by
 //  makeLduSystem; each solve then uploads values only.
@@ -195,6 +220,15 @@ public:
 
     //- Upload the matrix values. lower == nullptr means symmetric (lower = upper).
     virtual void setMatrix(const double* diag, const double* upper, const double* lower) = 0;
+
+    //- Part of the next solve's values to the device ahead of it, while the host waits for
+    //  the rest (a group's owner: each rank's part as its message comes; page-locked host
+    //  arrays, so that the copies run while the host goes on). The next setMatrix uploads no
+    //  value of its own where every row and face of the matrix came ahead (uploaded or held)
+    //  since the last solve, with lower as given there; the next solve no psi or source where
+    //  every row did; else each uploads all of its own, as without. The arrays must be those
+    //  that setMatrix and solve then take, unchanged since.
+    virtual void uploadAhead(const ValuesAhead& part) = 0;
 
     //- The distinct cells whose (A x) and row sums get coupled-interface terms from the host
     //  (Coupling)

@@ -148,9 +148,10 @@ CombinedCoarsening combineCoarsening
 //  (none on the host, no host cell)
 bool oneHierarchy(const std::vector<const CombinedLevel*>& levels);
 
-//- The device coupling terms' coefficients from the ranks' terms one after the other, into
-//  `into` (its memory kept from solve to solve)
-void termCoefficients(const std::vector<int>& termSource, const double* rankTerms, std::vector<double>& into);
+//- Where each of the ranks' terms goes among the device coupling terms: the inverse of
+//  termSource (dest[termSource[k]] = k); throws std::runtime_error where termSource is not a
+//  permutation
+std::vector<int> termDestinations(const std::vector<int>& termSource);
 
 //- The part (rank of the group) whose range [start[k], start[k+1]) holds index, and the index
 //  there; part -1 (local the index) where none does
@@ -205,10 +206,14 @@ struct RankValues
     //- GAMG: its coarse levels' coefficients of its patches to the group (A's, then A^T's, level
     //  after level from level 1); empty for a Krylov solve
     DoublesView levelCoeffs;
+    //- When the rank came to the hand-over, before writing its values: seconds of
+    //  std::chrono::steady_clock, one clock for the processes of a host (a group's ranks share
+    //  a node), so that the owner tells its wait for the ranks from the hand-over itself
+    double arrivedAt = 0;
 };
 
-//- The message of a rank's values: its kind, the parts' sizes in RankValues' order, then the
-//  coarse levels' coefficients. Written into message (its size the message's).
+//- The message of a rank's values: its kind, when it arrived, the parts' sizes in RankValues'
+//  order, then the coarse levels' coefficients. Written into message (its size the message's).
 void packRankValues(const RankValues& values, std::vector<double>& message);
 
 //- The values of a message of n doubles (levelCoeffs a view into it, the other parts their sizes
@@ -232,9 +237,11 @@ struct RankPlaces
 RankPlaces rankPlaces(const CombinedLevel& finest, int r);
 
 //- Where the owner keeps the group's values: the ranks' parts one after the other, at their
-//  places on the combined finest level (rowStart, faceStart, termStart) and, for GAMG, on each
-//  coarse level k >= 1 (levelTermStart[k]; levelBou[k] and levelInt[k] hold the ranks' terms of
-//  A and A^T there).
+//  places on the combined finest level (rowStart, faceStart, termStart); and the device
+//  coupling terms' coefficients of A and A^T (termBou[k], termInt[k]) of the finest level (k =
+//  0) and, for GAMG, of each coarse level k >= 1 (the ranks' terms there from levelTermStart[k])
+//  in the order of the level's device couplings: rank r's j-th term of level k goes to
+//  termDest[k][first + j], first its first term (the finest level's: its places' term).
 struct GroupValues
 {
     double* psi = nullptr;
@@ -244,11 +251,14 @@ struct GroupValues
     double* lower = nullptr;
     double* interfaceBou = nullptr;
     double* interfaceInt = nullptr;
-    //- GAMG (null and empty for a Krylov solve): per level the ranks' first term (size ranks +
-    //  1), and the arrays of the ranks' terms; index 0 (the finest level, above) unused
+    //- GAMG (null for a Krylov solve): per level the ranks' first term (size ranks + 1); index
+    //  0 (the finest level's: its places) unused
     const std::vector<std::vector<int>>* levelTermStart = nullptr;
-    std::vector<double*> levelBou;
-    std::vector<double*> levelInt;
+    //- Per level (one, the finest, for a Krylov solve; none: the terms are not placed) the
+    //  termDestinations of its termSource, and where its device coupling terms' coefficients go
+    const std::vector<std::vector<int>>* termDest = nullptr;
+    std::vector<double*> termBou;
+    std::vector<double*> termInt;
 };
 
 //- The number of doubles of the group's shared values (group: the sizes of the whole group)
@@ -263,8 +273,11 @@ GroupValues sharedValues(double* base, const RankPlaces& group);
 void writeRankValues(const RankValues& values, const RankPlaces& at, GroupValues& into);
 
 //- The owner's check of group rank r's values message (every part's size the rank's; diag,
-//  upper, lower: the rank's or 0, not written) and its coarse levels' coefficients into the
-//  owner's arrays; throws std::runtime_error naming the part that does not fit
+//  upper, lower: the rank's or 0, not written), and the rank's terms to their device coupling
+//  terms (GroupValues::termDest): the finest level's from the shared values (written there by
+//  the rank), the coarse levels' from the message. Done as each rank's message comes, so that
+//  what is left when the last one is in is that rank's own. Throws std::runtime_error naming the
+//  part that does not fit
 void placeRankValues
 (
     const RankValues& values,

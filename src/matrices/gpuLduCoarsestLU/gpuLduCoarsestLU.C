@@ -83,7 +83,7 @@ void Foam::gpuLduCombinedCoarsestLU::assemble
         m[cell][cell] = diag[cell];
     }
     // the ranks' faces, rank after rank (LUscalarMatrix::convert)
-    forAll(lower_, face)
+    for (label face = 0; face < label(lower_.size()); ++face)
     {
         m[upper_[face]][lower_[face]] = lower[face];
         m[lower_[face]][upper_[face]] = upper[face];

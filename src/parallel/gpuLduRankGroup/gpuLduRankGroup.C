@@ -184,6 +184,9 @@ bool Foam::gpuLduRankGroup::combine
 {
     const auto start = std::chrono::steady_clock::now();
     combined_ = gpuLdu::combineRanks(levels);
+    termDest_.assign(1, gpuLdu::termDestinations(combined_.termSource));
+    termCoeffs_.resize(combined_.termSource.size());
+    termIntCoeffs_.resize(combined_.termSource.size());
     const label nCells = combined_.nCells();
 
     Info<< "gpuLduRankGroup: one system for ranks";
@@ -269,7 +272,8 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
     return solveTogether
     (
         matrix, interfaceBouCoeffs, interfaceIntCoeffs, nullptr, &coupling,
-        psi, source, ownerSolve
+        psi, source, ownerSolve,
+        owner() ? aheadTo(*system(), systemMatrix_, matrix) : nullptr
     );
 }
 

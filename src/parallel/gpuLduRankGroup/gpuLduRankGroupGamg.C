@@ -79,14 +79,25 @@ bool Foam::gpuLduRankGroup::combineGamg
     std::vector<std::vector<int>> parts;
     std::vector<gpuLdu::DeviceCouplings> couplings;
     gamgTermStart_.clear();
-    gamgTermSource_.clear();
+    gamgTermDest_.clear();
+    gamgTermBou_.assign(nLevels, std::vector<double>());
+    gamgTermInt_.assign(nLevels, std::vector<double>());
     label nTerms = 0;
     for (const gpuLdu::CombinedLevel* c : combined)
     {
+        const label k = gamgTermStart_.size();
         parts.push_back(c->rowStart);
         couplings.push_back(c->couplings);
         gamgTermStart_.push_back(c->termStart);
-        gamgTermSource_.push_back(c->termSource);
+        gamgTermDest_.push_back
+        (
+            k == 0 ? termDest_[0] : gpuLdu::termDestinations(c->termSource)
+        );
+        if (k > 0)
+        {
+            gamgTermBou_[k].resize(c->termSource.size());
+            gamgTermInt_[k].resize(c->termSource.size());
+        }
         nTerms += c->termSource.size();
     }
     gamgLocalSums_ = executor == gpuLdu::Executor::gpu && wholeMesh;
@@ -290,7 +301,8 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
     return solveTogether
     (
         matrix, interfaceBouCoeffs, interfaceIntCoeffs, &mine, nullptr, psi,
-        source, ownerSolve
+        source, ownerSolve,
+        owner() ? aheadTo(*gamg_, gamgMatrix_, matrix) : nullptr
     );
 }
 

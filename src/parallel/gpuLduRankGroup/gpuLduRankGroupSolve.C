@@ -77,21 +77,20 @@ void Foam::gpuLduRankGroup::changedArrays
 
 gpuLdu::GroupValues Foam::gpuLduRankGroup::groupValues(const bool gamg)
 {
+    // the shared values, and where the ranks' terms go: the finest level's
+    // (a Krylov solve), or every level's (GAMG)
     gpuLdu::GroupValues into = values_;
+    into.termBou.assign(1, termCoeffs_.data());
+    into.termInt.assign(1, termIntCoeffs_.data());
+    into.termDest = &termDest_;
     if (gamg)
     {
-        const label nLevels = gamgTermStart_.size();
-        gamgRankBou_.resize(nLevels);
-        gamgRankInt_.resize(nLevels);
         into.levelTermStart = &gamgTermStart_;
-        into.levelBou.assign(nLevels, nullptr);
-        into.levelInt.assign(nLevels, nullptr);
-        for (label k = 1; k < nLevels; ++k)
+        into.termDest = &gamgTermDest_;
+        for (label k = 1; k < label(gamgTermStart_.size()); ++k)
         {
-            gamgRankBou_[k].resize(gamgTermStart_[k].back());
-            gamgRankInt_[k].resize(gamgTermStart_[k].back());
-            into.levelBou[k] = gamgRankBou_[k].data();
-            into.levelInt[k] = gamgRankInt_[k].data();
+            into.termBou.push_back(gamgTermBou_[k].data());
+            into.termInt.push_back(gamgTermInt_[k].data());
         }
     }
     return into;
@@ -105,10 +104,12 @@ void Foam::gpuLduRankGroup::exchangeValues
     const scalarField& source,
     const FieldField<Field, scalar>& interfaceBouCoeffs,
     const FieldField<Field, scalar>& interfaceIntCoeffs,
-    const std::vector<double>* levelCoeffs
+    const std::vector<double>* levelCoeffs,
+    const std::function<void(label, bool)>& ahead
 )
 {
     const auto start = std::chrono::steady_clock::now();
+    const double arrivedAt = clockSeconds(start);
 
     // this rank's coefficients of its patches in the system, patch after patch
     std::vector<double> bou, intc;
@@ -133,6 +134,7 @@ void Foam::gpuLduRankGroup::exchangeValues
         return v;
     };
     gpuLdu::RankValues mine;
+    mine.arrivedAt = arrivedAt;
     mine.psi = view(psi.cdata(), nCells_);
     mine.source = view(source.cdata(), nCells_);
     changedArrays(matrix, mine);
@@ -160,36 +162,10 @@ void Foam::gpuLduRankGroup::exchangeValues
         return;
     }
 
+    // each rank's terms placed as its message comes (receiveValues)
     gpuLdu::GroupValues into = groupValues(levelCoeffs != nullptr);
-    receiveValues(mine, into);
+    receiveValues(mine, into, ahead);
     lastArrivalSeconds_ = secondsSince(start);
-
-    // each device coupling term's coefficients from the ranks' terms
-    gpuLdu::termCoefficients
-    (
-        combined_.termSource, values_.interfaceBou, termCoeffs_
-    );
-    gpuLdu::termCoefficients
-    (
-        combined_.termSource, values_.interfaceInt, termIntCoeffs_
-    );
-    if (levelCoeffs)
-    {
-        const label nLevels = gamgTermStart_.size();
-        gamgTermBou_.resize(nLevels);
-        gamgTermInt_.resize(nLevels);
-        for (label k = 1; k < nLevels; ++k)
-        {
-            gpuLdu::termCoefficients
-            (
-                gamgTermSource_[k], gamgRankBou_[k].data(), gamgTermBou_[k]
-            );
-            gpuLdu::termCoefficients
-            (
-                gamgTermSource_[k], gamgRankInt_[k].data(), gamgTermInt_[k]
-            );
-        }
-    }
 }
 
 
@@ -294,21 +270,29 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     const gpuLduCoupling* coupling,
     scalarField& psi,
     const scalarField& source,
-    const std::function<gpuLdu::SolveResult()>& ownerSolve
+    const std::function<gpuLdu::SolveResult()>& ownerSolve,
+    const std::function<void(label, bool)>& ahead
 )
 {
     // The owner's hand-over: every rank's values in its buffers, and psi
-    // back (finish)
+    // back (finish). It counts from the last rank's coming to it (its
+    // arrivedAt) to the values' being complete, and psi back: before that
+    // the owner waits for the ranks' own work (their assembly), which
+    // native's solve waits for too, at its first reduction
     const auto start = std::chrono::steady_clock::now();
     exchangeValues
     (
-        matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs, levelCoeffs
+        matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs, levelCoeffs,
+        ahead
     );
     if (!owner())
     {
         return serve(coupling, matrix.mesh().comm(), psi);
     }
-    const double valuesSeconds = secondsSince(start);
+    const double valuesDone = clockSeconds(std::chrono::steady_clock::now());
+    const double waitedSeconds =
+        std::max(0.0, lastArrivedAt_ - clockSeconds(start));
+    const double valuesSeconds = valuesDone - std::max(lastArrivedAt_, clockSeconds(start));
 
     gpuLdu::SolveResult r = ownerSolve();
     const auto backStart = std::chrono::steady_clock::now();
@@ -320,9 +304,11 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     {
         Info<< "gpuLduRankGroup: hand-over of " << ranks_.size() << " ranks "
             << 1e3*r.handOverSeconds << " ms (values " << 1e3*valuesSeconds
-            << " ms, psi back " << 1e3*backSeconds << " ms; own values written in "
-            << 1e3*writtenSeconds_ << " ms, the last rank's message after "
-            << 1e3*lastArrivalSeconds_ << " ms)" << endl;
+            << " ms after the last rank came, psi back " << 1e3*backSeconds
+            << " ms; before it the ranks' own work " << 1e3*waitedSeconds
+            << " ms; own values written in " << 1e3*writtenSeconds_
+            << " ms, the last rank's message after " << 1e3*lastArrivalSeconds_
+            << " ms)" << endl;
     }
     return r;
 }

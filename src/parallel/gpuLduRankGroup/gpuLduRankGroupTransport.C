@@ -67,6 +67,15 @@ double Foam::gpuLduRankGroup::secondsSince
 }
 
 
+double Foam::gpuLduRankGroup::clockSeconds
+(
+    const std::chrono::steady_clock::time_point t
+)
+{
+    return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+
 void Foam::gpuLduRankGroup::writeSetup(Ostream& os, const rankSetup& setup)
 {
     os << setup.eligible;
@@ -282,7 +291,8 @@ void Foam::gpuLduRankGroup::placeValues
 void Foam::gpuLduRankGroup::receiveValues
 (
     const gpuLdu::RankValues& mine,
-    gpuLdu::GroupValues& into
+    gpuLdu::GroupValues& into,
+    const std::function<void(label, bool)>& ahead
 )
 {
     // Every rank's message received at once (non-blocking), into a buffer
@@ -301,12 +311,14 @@ void Foam::gpuLduRankGroup::receiveValues
             buffer.size()*sizeof(double), groupTag, comm_
         );
     }
-    placeValues(0, mine, into);
-    // whether any rank wrote its diag, upper or lower: a new matrix
+    // whether a rank wrote its diag, upper or lower: a new matrix
     const auto wroteMatrix = [](const gpuLdu::RankValues& v)
     {
         return v.diag.size || v.upper.size || v.lower.size;
     };
+    placeValues(0, mine, into);
+    ahead(0, wroteMatrix(mine));
+    lastArrivedAt_ = mine.arrivedAt;
     bool newMatrix = wroteMatrix(mine);
 
     // Each placed as it arrives (rank r's receive is request
@@ -331,6 +343,8 @@ void Foam::gpuLduRankGroup::receiveValues
                         << abort(FatalError);
                 }
                 placeValues(r, values, into);
+                ahead(r, wroteMatrix(values));
+                lastArrivedAt_ = std::max(lastArrivedAt_, values.arrivedAt);
                 newMatrix = newMatrix || wroteMatrix(values);
                 placed[r] = true;
                 --left;
