@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The values and messages of a group's solve (gpuLdu/rankGroup.hpp): the group's values in host
-// memory its ranks share and where each rank writes its own there; a rank's values message (the
-// sizes and the coarse levels' coefficients), the owner's requests and a rank's product replies
-// as doubles. The one place that knows their layouts.
+// The messages of a group (gpuLdu/rankGroup.hpp): a rank's set-up as ints (its levels and
+// coarsening steps, the flips packed); the group's values in host memory its ranks share and where
+// each rank writes its own there; a rank's values message (the sizes and the coarse levels'
+// coefficients), the owner's requests and a rank's product replies as doubles. The one place
+// that knows their layouts.
 
 #include "gpuLdu/rankGroup.hpp"
 
@@ -10,6 +11,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -57,6 +59,47 @@ SolveResult decodeResult(const double* v)
     r.handOverSeconds = v[9];
     return r;
 }
+
+[[noreturn]] void notSetup(const std::string& why)
+{
+    throw Error("gpuLdu: not a rank's set-up message: " + why);
+}
+
+//- A list after its length
+void putList(std::vector<int>& message, const std::vector<int>& list)
+{
+    message.push_back(int(list.size()));
+    message.insert(message.end(), list.begin(), list.end());
+}
+
+//- The ints of a set-up message read in order, each checked to be there
+struct SetupReader
+{
+    const int* at;
+    const int* end;
+
+    int next(const char* what)
+    {
+        if (at == end)
+        {
+            notSetup(std::string("it ends before ") + what);
+        }
+        return *at++;
+    }
+
+    std::vector<int> list(const char* what)
+    {
+        const int n = next(what);
+        if (n < 0 || n > end - at)
+        {
+            notSetup(std::string(what) + " of " + std::to_string(n) + " ints, "
+                + std::to_string(end - at) + " left");
+        }
+        std::vector<int> l(at, at + n);
+        at += n;
+        return l;
+    }
+};
 
 [[noreturn]] void notARequest(const std::string& why)
 {
@@ -134,6 +177,125 @@ int levelCoeffCount(int r, const GroupValues& into)
 }
 
 } // namespace
+
+
+std::vector<int> packFlags(const std::vector<bool>& flags)
+{
+    std::vector<std::uint32_t> bits((flags.size() + 31)/32, 0u);
+    for (std::size_t k = 0; k < flags.size(); ++k)
+    {
+        bits[k/32] |= std::uint32_t(flags[k]) << (k % 32);
+    }
+    return std::vector<int>(bits.begin(), bits.end());
+}
+
+
+std::vector<bool> unpackFlags(const std::vector<int>& packed, std::size_t n)
+{
+    if (packed.size() != (n + 31)/32)
+    {
+        throw Error("gpuLdu: " + std::to_string(packed.size()) + " packed ints for " + std::to_string(n)
+                    + " flags (" + std::to_string((n + 31)/32) + " expected)");
+    }
+    std::vector<bool> flags(n);
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        flags[k] = (std::uint32_t(packed[k/32]) >> (k % 32)) & 1u;
+    }
+    return flags;
+}
+
+
+void packRankSetup(const RankSetup& setup, std::vector<int>& message)
+{
+    std::size_t size = 3;
+    for (const RankLevel& level : setup.levels)
+    {
+        size += 6 + level.lower.size() + level.upper.size() + 2*level.patchNeighbour.size();
+        for (const std::vector<int>& cells : level.patchCells)
+        {
+            size += cells.size();
+        }
+    }
+    for (const Coarsening& step : setup.steps)
+    {
+        size += 4 + step.restrictAddressing.size() + step.faceRestrictAddressing.size()
+            + (step.faceFlipMap.size() + 31)/32;
+    }
+    message.clear();
+    message.reserve(size);
+    message.push_back(setup.eligible);
+    message.push_back(int(setup.levels.size()));
+    for (const RankLevel& level : setup.levels)
+    {
+        message.push_back(level.nCells);
+        putList(message, level.lower);
+        putList(message, level.upper);
+        putList(message, level.patchNeighbour);
+        message.push_back(int(level.patchCells.size()));
+        for (const std::vector<int>& cells : level.patchCells)
+        {
+            putList(message, cells);
+        }
+        message.push_back(level.inPatchOrder);
+    }
+    message.push_back(int(setup.steps.size()));
+    for (const Coarsening& step : setup.steps)
+    {
+        putList(message, step.restrictAddressing);
+        putList(message, step.faceRestrictAddressing);
+        message.push_back(int(step.faceFlipMap.size()));
+        putList(message, packFlags(step.faceFlipMap));
+    }
+}
+
+
+RankSetup unpackRankSetup(const int* message, std::size_t n)
+{
+    SetupReader in{message, message + n};
+    RankSetup setup;
+    setup.eligible = in.next("whether eligible") != 0;
+    const auto count = [&](const char* what)
+    {
+        const int k = in.next(what);
+        if (k < 0 || k > in.end - in.at)
+        {
+            notSetup(std::to_string(k) + " " + what);
+        }
+        return k;
+    };
+    setup.levels.resize(count("levels"));
+    for (RankLevel& level : setup.levels)
+    {
+        level.nCells = in.next("a level's cells");
+        level.lower = in.list("lower addressing");
+        level.upper = in.list("upper addressing");
+        level.patchNeighbour = in.list("patch neighbours");
+        level.patchCells.resize(count("patches"));
+        for (std::vector<int>& cells : level.patchCells)
+        {
+            cells = in.list("patch cells");
+        }
+        level.inPatchOrder = in.next("the patch order") != 0;
+    }
+    setup.steps.resize(count("coarsening steps"));
+    for (Coarsening& step : setup.steps)
+    {
+        step.restrictAddressing = in.list("restrict addressing");
+        step.faceRestrictAddressing = in.list("face restrict addressing");
+        const int nFlips = in.next("the flips' count");
+        if (nFlips < 0)
+        {
+            notSetup(std::to_string(nFlips) + " flips");
+        }
+        step.faceFlipMap = unpackFlags(in.list("packed flips"), std::size_t(nFlips));
+    }
+    if (in.at != in.end)
+    {
+        notSetup(std::to_string(in.end - in.at) + " ints left over");
+    }
+    return setup;
+}
 
 
 void encodeRequest(const GroupRequest& request, std::vector<double>& message)

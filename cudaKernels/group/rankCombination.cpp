@@ -244,33 +244,6 @@ CombinedLevel combineRanks(const std::vector<RankLevel>& ranks)
 }
 
 
-std::vector<int> packFlags(const std::vector<bool>& flags)
-{
-    std::vector<std::uint32_t> bits((flags.size() + 31)/32, 0u);
-    for (std::size_t k = 0; k < flags.size(); ++k)
-    {
-        bits[k/32] |= std::uint32_t(flags[k]) << (k % 32);
-    }
-    return std::vector<int>(bits.begin(), bits.end());
-}
-
-
-std::vector<bool> unpackFlags(const std::vector<int>& packed, std::size_t n)
-{
-    if (packed.size() != (n + 31)/32)
-    {
-        throw Error("gpuLdu: " + std::to_string(packed.size()) + " packed ints for " + std::to_string(n)
-                    + " flags (" + std::to_string((n + 31)/32) + " expected)");
-    }
-    std::vector<bool> flags(n);
-    for (std::size_t k = 0; k < n; ++k)
-    {
-        flags[k] = (std::uint32_t(packed[k/32]) >> (k % 32)) & 1u;
-    }
-    return flags;
-}
-
-
 GamgLevelView CombinedCoarsening::view(const CombinedLevel& coarse) const
 {
     GamgLevelView v;

@@ -212,6 +212,61 @@ TEST(RankGroup, FlagsPackedAndUnpacked)
     EXPECT_THROW(unpackFlags({1, 2}, 32), Error);
 }
 
+//- A rank's set-up through its message of ints: every level and step back as it was; a message
+//  cut short, with ints left over, or with a length past its end fails
+TEST(RankGroup, RankSetupRoundTrip)
+{
+    RankSetup setup;
+    RankLevel fine = chain(3, {1, noPatch}, {{2}, {}});
+    fine.inPatchOrder = false;
+    setup.levels = {fine, chain(2, {1}, {{0}})};
+    Coarsening step;
+    step.restrictAddressing = {0, 0, 1};
+    step.faceRestrictAddressing = {-1, 0};
+    step.faceFlipMap = std::vector<bool>(40, false);
+    step.faceFlipMap[33] = true;
+    setup.steps = {step};
+
+    std::vector<int> message;
+    packRankSetup(setup, message);
+    const RankSetup back = unpackRankSetup(message.data(), message.size());
+    EXPECT_TRUE(back.eligible);
+    ASSERT_EQ(back.levels.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k)
+    {
+        const RankLevel& a = setup.levels[k];
+        const RankLevel& b = back.levels[k];
+        EXPECT_EQ(b.nCells, a.nCells);
+        EXPECT_EQ(b.lower, a.lower);
+        EXPECT_EQ(b.upper, a.upper);
+        EXPECT_EQ(b.patchNeighbour, a.patchNeighbour);
+        EXPECT_EQ(b.patchCells, a.patchCells);
+        EXPECT_EQ(b.inPatchOrder, a.inPatchOrder);
+    }
+    ASSERT_EQ(back.steps.size(), 1u);
+    EXPECT_EQ(back.steps[0].restrictAddressing, step.restrictAddressing);
+    EXPECT_EQ(back.steps[0].faceRestrictAddressing, step.faceRestrictAddressing);
+    EXPECT_EQ(back.steps[0].faceFlipMap, step.faceFlipMap);
+
+    // a rank that cannot join: its flag, nothing else
+    RankSetup none;
+    none.eligible = false;
+    packRankSetup(none, message);
+    EXPECT_FALSE(unpackRankSetup(message.data(), message.size()).eligible);
+
+    packRankSetup(setup, message);
+    EXPECT_THROW(unpackRankSetup(message.data(), message.size() - 1), Error);
+    std::vector<int> longer = message;
+    longer.push_back(0);
+    EXPECT_THROW(unpackRankSetup(longer.data(), longer.size()), Error);
+    std::vector<int> wrong = message;
+    wrong[3] = 1000;  // the first level's lower addressing past the end
+    EXPECT_THROW(unpackRankSetup(wrong.data(), wrong.size()), Error);
+    wrong[3] = -1;
+    EXPECT_THROW(unpackRankSetup(wrong.data(), wrong.size()), Error);
+    EXPECT_THROW(unpackRankSetup(message.data(), 0), Error);
+}
+
 TEST(RankGroup, LocatePart)
 {
     EXPECT_EQ(locatePart({0, 2, 5}, 0).part, 0);

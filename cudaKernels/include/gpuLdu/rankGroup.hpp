@@ -125,6 +125,26 @@ std::vector<int> packFlags(const std::vector<bool>& flags);
 //- The n flags of packed (packFlags); throws Error where packed does not hold n flags
 std::vector<bool> unpackFlags(const std::vector<int>& packed, std::size_t n);
 
+//- What a rank brings to its group's set-up: whether it can join (GAMG: its patches allow one
+//  hierarchy), its levels (one for the Krylov system; GAMG's coarse levels, its finest being
+//  the Krylov system's) and the coarsening steps between
+struct RankSetup
+{
+    bool eligible = true;
+    std::vector<RankLevel> levels;
+    std::vector<Coarsening> steps;
+};
+
+//- A rank's set-up as one message of ints, sent as raw bytes and read straight into the owner's
+//  buffer (no stream, no list copied twice): whether eligible; per level its cells, lower,
+//  upper, patch neighbours, patch cells and patch order; per step its restrict maps and its
+//  flips 32 to an int (packFlags); every list after its length. Written into message.
+void packRankSetup(const RankSetup& setup, std::vector<int>& message);
+
+//- The set-up of a message of n ints (packRankSetup); throws Error where it is not one (a
+//  length past its end or negative, ints left over, flips that do not fit)
+RankSetup unpackRankSetup(const int* message, std::size_t n);
+
 //- The ranks' coarsening steps of one level one after the other, a rank's coarse cells and faces
 //  offset by the ranks' before it on the combined coarse level
 struct CombinedCoarsening

@@ -146,7 +146,13 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     patchPhase_ = couplingPlaces(places);
     nTerms_ = gpuLdu::systemTermCount(level, places);
     nHostCells_ = gpuLdu::hostInterfaceCells(level, places).size();
+    const auto start = std::chrono::steady_clock::now();
     shareValues();
+    if (debug)
+    {
+        Info<< "gpuLduRankGroup: the shared values made and mapped in "
+            << secondsSince(start) << " s" << endl;
+    }
 }
 
 

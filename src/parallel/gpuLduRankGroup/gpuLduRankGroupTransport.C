@@ -5,8 +5,8 @@
 Description
     The transport of a group: its messages between the owner and the other
     ranks, on the group's communicator under one tag. A set-up: each rank's
-    levels to the owner (writeSetup/readSetup), the owner's decision back
-    (agree), the group's values in host memory its ranks share (shareValues:
+    levels to the owner (gpuLdu::RankSetup as raw ints, every rank's
+    received at once), the owner's decision back (agree), the group's values in host memory its ranks share (shareValues:
     the owner makes it, the others map it by its handle). The messages of a
     solve (gpuLduRankGroupSolve.C), one typed message each, its doubles the
     core's (gpuLdu/rankGroup.hpp): each rank's values message to the owner
@@ -23,6 +23,8 @@ Description
 #include "OPstream.H"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -36,19 +38,6 @@ static_assert
     std::is_same<Foam::label, int>::value,
     "the core's indices are int: 32-bit labels"
 );
-
-//- A std::vector<int> as OpenFOAM's list (no copy)
-Foam::labelUList listOf(const std::vector<int>& v)
-{
-    return Foam::labelUList(const_cast<int*>(v.data()), Foam::label(v.size()));
-}
-
-std::vector<int> readInts(Foam::Istream& is)
-{
-    Foam::labelList l;
-    is >> l;
-    return std::vector<int>(l.begin(), l.end());
-}
 
 } // End anonymous namespace
 
@@ -73,90 +62,6 @@ double Foam::gpuLduRankGroup::clockSeconds
 )
 {
     return std::chrono::duration<double>(t.time_since_epoch()).count();
-}
-
-
-void Foam::gpuLduRankGroup::writeSetup(Ostream& os, const rankSetup& setup)
-{
-    os << setup.eligible;
-    if (!setup.eligible)
-    {
-        return;
-    }
-    os << label(setup.levels.size());
-    for (const gpuLdu::RankLevel& level : setup.levels)
-    {
-        os  << label(level.nCells) << listOf(level.lower) << listOf(level.upper)
-            << listOf(level.patchNeighbour) << label(level.patchCells.size());
-        for (const std::vector<int>& cells : level.patchCells)
-        {
-            os << listOf(cells);
-        }
-        os << level.inPatchOrder;
-    }
-    os << label(setup.steps.size());
-    for (const gpuLdu::Coarsening& step : setup.steps)
-    {
-        // the flips 32 to an int
-        os  << listOf(step.restrictAddressing)
-            << listOf(step.faceRestrictAddressing)
-            << label(step.faceFlipMap.size())
-            << listOf(gpuLdu::packFlags(step.faceFlipMap));
-    }
-}
-
-
-Foam::gpuLduRankGroup::rankSetup Foam::gpuLduRankGroup::readSetup
-(
-    Istream& is
-)
-{
-    rankSetup setup;
-    is >> setup.eligible;
-    if (!setup.eligible)
-    {
-        return setup;
-    }
-    label nLevels = 0;
-    is >> nLevels;
-    setup.levels.resize(nLevels);
-    for (gpuLdu::RankLevel& level : setup.levels)
-    {
-        label nCells = 0, nPatches = 0;
-        is >> nCells;
-        level.nCells = nCells;
-        level.lower = readInts(is);
-        level.upper = readInts(is);
-        level.patchNeighbour = readInts(is);
-        is >> nPatches;
-        level.patchCells.resize(nPatches);
-        for (std::vector<int>& cells : level.patchCells)
-        {
-            cells = readInts(is);
-        }
-        is >> level.inPatchOrder;
-    }
-    label nSteps = 0;
-    is >> nSteps;
-    setup.steps.resize(nSteps);
-    for (gpuLdu::Coarsening& step : setup.steps)
-    {
-        step.restrictAddressing = readInts(is);
-        step.faceRestrictAddressing = readInts(is);
-        label nFlips = 0;
-        is >> nFlips;
-        try
-        {
-            step.faceFlipMap = gpuLdu::unpackFlags(readInts(is), nFlips);
-        }
-        catch (const gpuLdu::Error& e)
-        {
-            FatalErrorInFunction
-                << "a rank's GAMG set-up message: " << e.what()
-                << abort(FatalError);
-        }
-    }
-    return setup;
 }
 
 
@@ -401,6 +306,9 @@ void Foam::gpuLduRankGroup::receiveReply
 
 bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
 {
+    // A rank's set-up: its size in ints, then its ints (gpuLdu::packRankSetup)
+    // as raw bytes; the owner receives every rank's at once (the transfers
+    // side by side) straight into a buffer of its size, and unpacks each
     bool decided = false;
     if (owner())
     {
@@ -408,16 +316,55 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         std::vector<rankSetup> setups(n);
         setups[0] = std::move(mine);
         const auto start = std::chrono::steady_clock::now();
-        // the time spent reading the messages once they are in (the rest is
-        // waiting for them and their transfer)
-        double readSeconds = 0;
+        std::vector<std::vector<int>> messages(n);
         for (label r = 1; r < n; ++r)
         {
-            IPstream from(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
-            const auto readStart = std::chrono::steady_clock::now();
-            setups[r] = readSetup(from);
-            readSeconds += secondsSince(readStart);
+            std::int64_t size = 0;
+            UIPstream::read
+            (
+                UPstream::commsTypes::scheduled, r,
+                reinterpret_cast<char*>(&size), sizeof(size), groupTag, comm_
+            );
+            if (size < 0 || size > std::numeric_limits<std::streamsize>::max()/4)
+            {
+                FatalErrorInFunction
+                    << "rank " << ranks_[r] << " of the group announced a set-up"
+                    << " message of " << size << " ints" << abort(FatalError);
+            }
+            messages[r].resize(size);
         }
+        const label firstRequest = UPstream::nRequests();
+        for (label r = 1; r < n; ++r)
+        {
+            UIPstream::read
+            (
+                UPstream::commsTypes::nonBlocking, r,
+                reinterpret_cast<char*>(messages[r].data()),
+                messages[r].size()*sizeof(int), groupTag, comm_
+            );
+        }
+        UPstream::waitRequests(firstRequest);
+        // the time spent reading the messages once they are in (the rest is
+        // waiting for them and their transfer)
+        const auto readStart = std::chrono::steady_clock::now();
+        for (label r = 1; r < n; ++r)
+        {
+            try
+            {
+                setups[r] = gpuLdu::unpackRankSetup
+                (
+                    messages[r].data(), messages[r].size()
+                );
+            }
+            catch (const gpuLdu::Error& e)
+            {
+                FatalErrorInFunction
+                    << "rank " << ranks_[r] << " of the group: " << e.what()
+                    << abort(FatalError);
+            }
+            std::vector<int>().swap(messages[r]);
+        }
+        const double readSeconds = secondsSince(readStart);
         const double receivedSeconds = secondsSince(start);
         if (debug)
         {
@@ -434,10 +381,20 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
     }
     else
     {
-        {
-            OPstream to(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
-            writeSetup(to, mine);
-        }
+        std::vector<int> message;
+        gpuLdu::packRankSetup(mine, message);
+        const std::int64_t size = message.size();
+        UOPstream::write
+        (
+            UPstream::commsTypes::scheduled, 0,
+            reinterpret_cast<const char*>(&size), sizeof(size), groupTag, comm_
+        );
+        UOPstream::write
+        (
+            UPstream::commsTypes::scheduled, 0,
+            reinterpret_cast<const char*>(message.data()),
+            message.size()*sizeof(int), groupTag, comm_
+        );
         IPstream from(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
         from >> decided;
     }
