@@ -221,8 +221,16 @@ void Foam::gpuLduRankGroup::receiveValues
     {
         return v.diag.size || v.upper.size || v.lower.size;
     };
-    placeValues(0, mine, into);
-    ahead(0, wroteMatrix(mine));
+    // each rank's part to the device as it is placed (where a system takes it)
+    const auto place = [&](const label r, const gpuLdu::RankValues& values)
+    {
+        placeValues(r, values, into);
+        if (ahead)
+        {
+            ahead(r, wroteMatrix(values));
+        }
+    };
+    place(0, mine);
     lastArrivedAt_ = mine.arrivedAt;
     bool newMatrix = wroteMatrix(mine);
 
@@ -247,8 +255,7 @@ void Foam::gpuLduRankGroup::receiveValues
                         << "rank " << ranks_[r] << " of the group: " << e.what()
                         << abort(FatalError);
                 }
-                placeValues(r, values, into);
-                ahead(r, wroteMatrix(values));
+                place(r, values);
                 lastArrivedAt_ = std::max(lastArrivedAt_, values.arrivedAt);
                 newMatrix = newMatrix || wroteMatrix(values);
                 placed[r] = true;
