@@ -289,10 +289,10 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     {
         return serve(coupling, matrix.mesh().comm(), psi);
     }
+    const double came = clockSeconds(start);
     const double valuesDone = clockSeconds(std::chrono::steady_clock::now());
-    const double waitedSeconds =
-        std::max(0.0, lastArrivedAt_ - clockSeconds(start));
-    const double valuesSeconds = valuesDone - std::max(lastArrivedAt_, clockSeconds(start));
+    const double waitedSeconds = std::max(0.0, lastArrivedAt_ - came);
+    const double valuesSeconds = valuesDone - std::max(lastArrivedAt_, came);
 
     gpuLdu::SolveResult r = ownerSolve();
     const auto backStart = std::chrono::steady_clock::now();

@@ -6,8 +6,9 @@ Description
     The transport of a group: its messages between the owner and the other
     ranks, on the group's communicator under one tag. A set-up: each rank's
     levels to the owner (gpuLdu::RankSetup as raw ints, every rank's
-    received at once), the owner's decision back (agree), the group's values in host memory its ranks share (shareValues:
-    the owner makes it, the others map it by its handle). The messages of a
+    received at once), the owner's decision back (agree), the group's
+    values in host memory its ranks share (shareValues: the owner makes it,
+    the others map it by its handle). The messages of a
     solve (gpuLduRankGroupSolve.C), one typed message each, its doubles the
     core's (gpuLdu/rankGroup.hpp): each rank's values message to the owner
     (gpuLdu::RankValues: sendValues/receiveValues; the values themselves
