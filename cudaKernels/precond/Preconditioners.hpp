@@ -33,24 +33,23 @@ class Preconditioners
         using type = std::tuple<std::unique_ptr<typename Entries::template Type<B>>...>;
     };
 
-    //- The lower and upper triangles' level schedules (built in place: the preconditioners
-    //  that use them hold references)
+    //- The lower and upper triangles' level schedules, from the CSR pattern on the backend
+    //  (built in place: the preconditioners that use them hold references)
     struct Schedules
     {
         LevelSchedule<B> lower;
         LevelSchedule<B> upper;
 
-        explicit Schedules(const LduAddressingView& addr)
+        explicit Schedules(const CsrMatrix<B>& A)
         :
-            lower(lowerLevelSchedule(addr)),
-            upper(upperLevelSchedule(addr))
+            lower(A, false),
+            upper(A, true)
         {}
     };
 
     const CsrMatrix<B>& A_;
-    //- The addressing's faces, kept for the build on first use (the caller's arrays need not
-    //  outlive the system)
-    int nCells_;
+    //- The addressing's faces, kept for the cells a face's error names (faceCells; the
+    //  caller's arrays need not outlive the system)
     std::vector<int> lowerAddr_;
     std::vector<int> upperAddr_;
     mutable std::unique_ptr<Schedules> schedules_;
@@ -63,8 +62,7 @@ class Preconditioners
     {
         if (!schedules_)
         {
-            const LduAddressingView addr{nCells_, int(lowerAddr_.size()), lowerAddr_.data(), upperAddr_.data()};
-            schedules_ = std::make_unique<Schedules>(addr);
+            schedules_ = std::make_unique<Schedules>(A_);
             schedules_->lower.setOneLaunchBlocks(oneLaunchBlocks_);
             schedules_->upper.setOneLaunchBlocks(oneLaunchBlocks_);
         }
@@ -82,7 +80,6 @@ public:
     Preconditioners(const CsrMatrix<B>& A, const LduAddressingView& addr)
     :
         A_(A),
-        nCells_(addr.nCells),
         lowerAddr_(addr.lower, addr.lower + addr.nFaces),
         upperAddr_(addr.upper, addr.upper + addr.nFaces)
     {}

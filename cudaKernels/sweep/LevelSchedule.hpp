@@ -4,16 +4,21 @@
 // it has none); all rows of one level are independent, so a sweep runs level by level, each
 // level one parallel step. Same for the upper graph, from the last row backwards.
 
-// On the host: HostLevelSchedule (built once per addressing). On the backend: LevelSchedule, the
-// rows in level order cut into chunks for the one-launch sweep (GpuBackend::sweep), with the
-// level offsets kept for the level-by-level twin (sweepByLevel).
+// On the backend: LevelSchedule, built from a system's CSR pattern there (the levels by passes of
+// relaxation, the rows sorted by level, each level cut into chunks for the one-launch sweep,
+// GpuBackend::sweep), with the level offsets kept for the level-by-level twin (sweepByLevel).
+// On the host: HostLevelSchedule, the same schedule by one pass over the faces: the reference
+// the tests check the backend's against, and the build where the passes would be too many.
 
 #ifndef GPULDU_LEVELSCHEDULE_HPP
 #define GPULDU_LEVELSCHEDULE_HPP
 
 #include "backend/Backend.hpp"
+#include "matrix/CsrMatrix.hpp"
 
+#include <thrust/extrema.h>
 #include <thrust/fill.h>
+#include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/unique.h>
 
@@ -114,6 +119,95 @@ struct ChunkPair
     }
 };
 
+//- One pass of the levels' relaxation on a CSR pattern: level[r] = 1 + the highest level of r's
+//  dependencies (the columns of its row below r, or with upper above it), 0 where it has none;
+//  changed set where a level moved. Rows visited in the graph's order (upper: the last first):
+//  one pass on a sequential backend finds every level; in parallel a pass may read a level
+//  before its pass writes it (levels only grow towards the fixed point), so passes repeat
+//  until none moves one.
+struct RelaxLevel
+{
+    const int* rowStart;
+    const int* col;
+    int n;
+    bool upper;
+    int* level;
+    int* changed;
+
+    GPULDU_HD void operator()(int i) const
+    {
+        const int r = upper ? n - 1 - i : i;
+        int l = 0;
+        for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
+        {
+            const int c = col[k];
+            if (upper ? c > r : c < r)
+            {
+                const int lc = level[c] + 1;
+                l = lc > l ? lc : l;
+            }
+        }
+        if (l != level[r])
+        {
+            level[r] = l;
+            *changed = 1;
+        }
+    }
+};
+
+//- Position k's chunk (in its level, cut into pieces of `chunk` from the level's first
+//  position), at the row there
+struct ChunkOfPosition
+{
+    const int* levelStart;
+    int nLevels;
+    const int* firstChunkOfLevel;
+    const int* rows;
+    int chunk;
+    int* chunkOfRow;
+
+    GPULDU_HD void operator()(int k) const
+    {
+        int lo = 0, hi = nLevels;
+        while (hi - lo > 1)
+        {
+            const int mid = (lo + hi)/2;
+            if (levelStart[mid] <= k)
+            {
+                lo = mid;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+        chunkOfRow[rows[k]] = firstChunkOfLevel[lo] + (k - levelStart[lo])/chunk;
+    }
+};
+
+//- A CSR entry's (dependent row's chunk, its dependency's chunk) as ChunkPair's key, where the
+//  entry is a dependency (its column below the row, or with upper above it); else the largest
+//  key, dropped after the sort
+struct CsrChunkPair
+{
+    const int* rowStart;
+    const int* col;
+    bool upper;
+    const int* chunkOfRow;
+    std::uint64_t* pairs;
+
+    GPULDU_HD void operator()(int r) const
+    {
+        for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
+        {
+            const int c = col[k];
+            pairs[k] = (upper ? c > r : c < r)
+                ? (std::uint64_t(chunkOfRow[r]) << 32) | std::uint64_t(std::uint32_t(chunkOfRow[c]))
+                : ~std::uint64_t(0);
+        }
+    }
+};
+
 //- A key of ChunkPair split into its dependent chunk and its dependency
 struct SplitChunkPair
 {
@@ -154,54 +248,73 @@ private:
     //- Blocks of the one-launch sweep: -1 the default, 0 one launch per level
     int oneLaunchBlocks_ = -1;
 
-public:
-    explicit LevelSchedule(const HostLevelSchedule& h)
-    :
-        rows_(h.rows.size()),
-        levelStart_(h.levelStart)
+    //- Each row's level (RelaxLevel), from level all 0: passes on the backend until none moves
+    //  a level, or after `passes` of them one pass on the host in the graph's order
+    static void findLevels(const CsrMatrix<B>& A, bool upper, typename B::template Vector<int>& level, int passes)
     {
-        B::upload(ptr(rows_), h.rows.data(), h.rows.size());
-
-        // chunks: the positions of each level cut into pieces of at most `chunk`
-        std::vector<int> begin;
-        std::vector<int> chunkOf(h.rows.size());
-        for (int l = 0; l < h.nLevels(); ++l)
+        const int n = A.nRows;
+        typename B::template Vector<int> changed(1);
+        for (int pass = 0; pass < passes; ++pass)
         {
-            for (int k = h.levelStart[l]; k < h.levelStart[l + 1]; k += chunk)
+            thrust::fill(changed.begin(), changed.end(), 0);
+            forEach<B>(0, n, detail::RelaxLevel{ptr(A.rowStart), ptr(A.col), n, upper, ptr(level), ptr(changed)});
+            int moved = 0;
+            B::download(&moved, ptr(changed), 1);
+            if (!moved)
             {
-                begin.push_back(k);
-                for (int m = k; m < std::min(k + chunk, h.levelStart[l + 1]); ++m)
-                {
-                    chunkOf[m] = int(begin.size()) - 1;
-                }
+                return;
             }
         }
-        begin.push_back(int(h.rows.size()));
-
-        // a chunk depends on the chunks that hold its rows' dependencies: per face the pair
-        // (the dependent row's chunk, its dependency's chunk) as one key, sorted and made
-        // distinct on the backend (on the GPU milliseconds for the tens of millions of faces of
-        // an 8M-row system, where bucketing them on the host took about a second: every step a
-        // cache miss); each chunk's dependencies come out ascending, each once
-        const int nRows = int(h.rows.size());
-        const int nChunks = int(begin.size()) - 1;
-        std::vector<int> chunkOfRow(nRows);
-        for (int k = 0; k < nRows; ++k)
+        std::vector<int> rowStart(n + 1), col(A.nnz()), host(n);
+        B::download(rowStart.data(), ptr(A.rowStart), n + 1);
+        B::download(col.data(), ptr(A.col), col.size());
+        int moved = 0;
+        const detail::RelaxLevel relax{rowStart.data(), col.data(), n, upper, host.data(), &moved};
+        for (int i = 0; i < n; ++i)
         {
-            chunkOfRow[h.rows[k]] = chunkOf[k];
+            relax(i);
         }
-        typename B::template Vector<std::uint64_t> pairs(h.nFaces);
+        B::upload(ptr(level), host.data(), n);
+    }
+
+    //- The positions of each level (levelStart, on the backend; levelStart_ its copy) cut into
+    //  chunks of at most `chunk`, and each chunk's dependencies: pairsOf(chunkOfRow, pairs)
+    //  fills pairs with ChunkPair's keys (the largest key where none), sorted and made
+    //  distinct here (on the GPU milliseconds for the tens of millions of faces of an 8M-row
+    //  system, where bucketing them on the host took about a second: every step a cache miss);
+    //  each chunk's dependencies come out ascending, each once
+    template<class PairsOf>
+    void cutIntoChunks(const typename B::template Vector<int>& levelStart, const PairsOf& pairsOf)
+    {
+        const int nRows = int(rows_.size());
+        const int nLevels = int(levelStart_.size()) - 1;
+        std::vector<int> begin, firstChunkOfLevel(std::max(nLevels, 1), 0);
+        for (int l = 0; l < nLevels; ++l)
         {
-            typename B::template Vector<int> chunkOfRowB(nRows);
-            typename B::template Vector<int> from(h.nFaces);
-            typename B::template Vector<int> to(h.nFaces);
-            B::upload(ptr(chunkOfRowB), chunkOfRow.data(), nRows);
-            B::upload(ptr(from), h.from, h.nFaces);
-            B::upload(ptr(to), h.to, h.nFaces);
-            forEach<B>(0, h.nFaces, detail::ChunkPair{ptr(chunkOfRowB), ptr(from), ptr(to), ptr(pairs)});
+            firstChunkOfLevel[l] = int(begin.size());
+            for (int k = levelStart_[l]; k < levelStart_[l + 1]; k += chunk)
+            {
+                begin.push_back(k);
+            }
+        }
+        begin.push_back(nRows);
+        const int nChunks = int(begin.size()) - 1;
+
+        typename B::template Vector<std::uint64_t> pairs;
+        {
+            typename B::template Vector<int> firstChunk(firstChunkOfLevel.size());
+            B::upload(ptr(firstChunk), firstChunkOfLevel.data(), firstChunkOfLevel.size());
+            typename B::template Vector<int> chunkOfRow(nRows);
+            forEach<B>(0, nRows, detail::ChunkOfPosition{ptr(levelStart), nLevels, ptr(firstChunk), ptr(rows_),
+                                                        chunk, ptr(chunkOfRow)});
+            pairsOf(ptr(chunkOfRow), pairs);
         }
         thrust::sort(B::policy(), pairs.begin(), pairs.end());
         pairs.erase(thrust::unique(B::policy(), pairs.begin(), pairs.end()), pairs.end());
+        if (!pairs.empty() && pairs.back() == ~std::uint64_t(0))
+        {
+            pairs.pop_back();
+        }
         const int nDeps = int(pairs.size());
         chunkDeps_.resize(nDeps);
         typename B::template Vector<int> dependent(nDeps);
@@ -214,9 +327,77 @@ public:
         thrust::fill(chunkDone_.begin(), chunkDone_.end(), 0);
     }
 
+public:
+    //- The relaxation's passes on a parallel backend before the levels are found on the host
+    //  instead (one pass there, in the graph's order): a level's chain may take one pass a
+    //  level (the 200^3 cavity's 598 levels take a few hundred), a one-dimensional mesh's as
+    //  many as its cells
+    static constexpr int maxPasses = 2048;
+
+    //- The schedule of a system's lower (forward sweep: row r after the columns of its row
+    //  below it) or upper (backward sweep) triangle, from its CSR pattern on the backend (the
+    //  host's one pass over the faces, HostLevelSchedule, gives the same schedule). passes: the
+    //  most passes of the levels' relaxation on the backend (tests: fewer, to take the host's)
+    LevelSchedule(const CsrMatrix<B>& A, bool upper, int passes = maxPasses)
+    {
+        const int n = A.nRows;
+        typename B::template Vector<int> level(n);
+        thrust::fill(level.begin(), level.end(), 0);
+        findLevels(A, upper, level, passes);
+
+        // rows by level, ascending within one (a stable sort of 0 .. n-1 by level)
+        rows_.resize(n);
+        thrust::sequence(B::policy(), rows_.begin(), rows_.end());
+        thrust::stable_sort_by_key(B::policy(), level.begin(), level.end(), rows_.begin());
+        int nLevels = 0;
+        if (n > 0)
+        {
+            B::download(&nLevels, ptr(level) + n - 1, 1);
+            ++nLevels;
+        }
+        typename B::template Vector<int> levelStart;
+        groupStarts<B>(level, nLevels, levelStart);
+        levelStart_.resize(nLevels + 1);
+        B::download(levelStart_.data(), ptr(levelStart), nLevels + 1);
+
+        const auto pairsOf = [&](const int* chunkOfRow, typename B::template Vector<std::uint64_t>& pairs)
+        {
+            pairs.resize(A.nnz());
+            forEach<B>(0, n, detail::CsrChunkPair{ptr(A.rowStart), ptr(A.col), upper, chunkOfRow, ptr(pairs)});
+        };
+        cutIntoChunks(levelStart, pairsOf);
+    }
+
+    //- The schedule built on the host (the reference: tests, benchmarks)
+    explicit LevelSchedule(const HostLevelSchedule& h)
+    :
+        rows_(h.rows.size()),
+        levelStart_(h.levelStart)
+    {
+        B::upload(ptr(rows_), h.rows.data(), h.rows.size());
+        typename B::template Vector<int> levelStart(levelStart_.size());
+        B::upload(ptr(levelStart), levelStart_.data(), levelStart_.size());
+        const auto pairsOf = [&](const int* chunkOfRow, typename B::template Vector<std::uint64_t>& pairs)
+        {
+            typename B::template Vector<int> from(h.nFaces);
+            typename B::template Vector<int> to(h.nFaces);
+            B::upload(ptr(from), h.from, h.nFaces);
+            B::upload(ptr(to), h.to, h.nFaces);
+            pairs.resize(h.nFaces);
+            forEach<B>(0, h.nFaces, detail::ChunkPair{chunkOfRow, ptr(from), ptr(to), ptr(pairs)});
+        };
+        cutIntoChunks(levelStart, pairsOf);
+    }
+
     int nLevels() const
     {
         return int(levelStart_.size()) - 1;
+    }
+
+    //- Where each level starts among the rows (nLevels() + 1, on the host)
+    const std::vector<int>& levelStarts() const
+    {
+        return levelStart_;
     }
 
     int nChunks() const

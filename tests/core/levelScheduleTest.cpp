@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Level schedules: every row once, dependencies on earlier levels only, levels minimal.
 
+#include "gamgTestSupport.hpp"
 #include "testSupport.hpp"
 
 #include <algorithm>
@@ -344,6 +345,52 @@ TYPED_TEST(ChunkTest, DependenciesAreTheChunksOfTheRowsDependencies)
         SCOPED_TRACE(p.nCells);
         checkChunks<TypeParam>(lowerLevelSchedule(p.addressing()));
         checkChunks<TypeParam>(upperLevelSchedule(p.addressing()));
+    }
+}
+
+//- The schedule a system builds from its CSR pattern on the backend is the host's reference:
+//  the same rows, levels, chunks and chunk dependencies, lower and upper, also where the
+//  relaxation's passes are cut short and the host finds the levels (passes 1), and on a GAMG
+//  coarse level whose faces are not in upper-triangular order
+template<class B>
+void expectSameSchedule(const LevelSchedule<B>& a, const LevelSchedule<B>& b, int n)
+{
+    const auto ints = [](const int* at, int size)
+    {
+        std::vector<int> v(size);
+        B::download(v.data(), at, size);
+        return v;
+    };
+    ASSERT_EQ(a.levelStarts(), b.levelStarts());
+    EXPECT_EQ(ints(a.rows(), n), ints(b.rows(), n));
+    ASSERT_EQ(a.nChunks(), b.nChunks());
+    EXPECT_EQ(ints(a.chunkBegin(), a.nChunks() + 1), ints(b.chunkBegin(), b.nChunks() + 1));
+    const std::vector<int> depStart = ints(a.chunkDepStart(), a.nChunks() + 1);
+    EXPECT_EQ(depStart, ints(b.chunkDepStart(), b.nChunks() + 1));
+    EXPECT_EQ(ints(a.chunkDeps(), depStart.back()), ints(b.chunkDeps(), depStart.back()));
+}
+
+TYPED_TEST(ChunkTest, BuiltFromTheCsrPatternAsOnTheHost)
+{
+    std::vector<LduProblem> problems{poisson3D(40, 40, 6, 3), readMatrixMarket(dataFile("sherman5.mtx.gz"))};
+    const LduProblem fine = poisson3D(12, 10, 8, 5);
+    const TestLevel coarse = agglomerate(fine.addressing(), 9);
+    LduProblem c;
+    c.nCells = coarse.coarse().nCells;
+    c.lower.assign(coarse.coarse().lower, coarse.coarse().lower + coarse.coarse().nFaces);
+    c.upper.assign(coarse.coarse().upper, coarse.coarse().upper + coarse.coarse().nFaces);
+    problems.push_back(c);
+    for (const LduProblem& p : problems)
+    {
+        SCOPED_TRACE(p.nCells);
+        const CsrMatrix<TypeParam> A(p.addressing());
+        for (const int passes : {LevelSchedule<TypeParam>::maxPasses, 1})
+        {
+            expectSameSchedule(LevelSchedule<TypeParam>(A, false, passes),
+                               LevelSchedule<TypeParam>(lowerLevelSchedule(p.addressing())), p.nCells);
+            expectSameSchedule(LevelSchedule<TypeParam>(A, true, passes),
+                               LevelSchedule<TypeParam>(upperLevelSchedule(p.addressing())), p.nCells);
+        }
     }
 }
 
