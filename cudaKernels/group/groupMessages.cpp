@@ -87,7 +87,8 @@ struct SetupReader
         return *at++;
     }
 
-    std::vector<int> list(const char* what)
+    //- A count of what follows, each taking at least one int: not more than are left
+    int count(const char* what)
     {
         const int n = next(what);
         if (n < 0 || n > end - at)
@@ -95,6 +96,12 @@ struct SetupReader
             notSetup(std::string(what) + " of " + std::to_string(n) + " ints, "
                 + std::to_string(end - at) + " left");
         }
+        return n;
+    }
+
+    std::vector<int> list(const char* what)
+    {
+        const int n = count(what);
         std::vector<int> l(at, at + n);
         at += n;
         return l;
@@ -255,30 +262,21 @@ RankSetup unpackRankSetup(const int* message, std::size_t n)
     SetupReader in{message, message + n};
     RankSetup setup;
     setup.eligible = in.next("whether eligible") != 0;
-    const auto count = [&](const char* what)
-    {
-        const int k = in.next(what);
-        if (k < 0 || k > in.end - in.at)
-        {
-            notSetup(std::to_string(k) + " " + what);
-        }
-        return k;
-    };
-    setup.levels.resize(count("levels"));
+    setup.levels.resize(in.count("levels"));
     for (RankLevel& level : setup.levels)
     {
         level.nCells = in.next("a level's cells");
         level.lower = in.list("lower addressing");
         level.upper = in.list("upper addressing");
         level.patchNeighbour = in.list("patch neighbours");
-        level.patchCells.resize(count("patches"));
+        level.patchCells.resize(in.count("patches"));
         for (std::vector<int>& cells : level.patchCells)
         {
             cells = in.list("patch cells");
         }
         level.inPatchOrder = in.next("the patch order") != 0;
     }
-    setup.steps.resize(count("coarsening steps"));
+    setup.steps.resize(in.count("coarsening steps"));
     for (Coarsening& step : setup.steps)
     {
         step.restrictAddressing = in.list("restrict addressing");

@@ -16,7 +16,6 @@
 #include "backend/Backend.hpp"
 #include "matrix/CsrMatrix.hpp"
 
-#include <thrust/extrema.h>
 #include <thrust/fill.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -105,6 +104,19 @@ inline HostLevelSchedule upperLevelSchedule(const LduAddressingView& a)
 namespace detail
 {
 
+//- A dependent chunk and its dependency as one sortable key; noChunkPair sorts after every key
+GPULDU_HD inline std::uint64_t chunkPairKey(int dependent, int dependency)
+{
+    return (std::uint64_t(dependent) << 32) | std::uint64_t(std::uint32_t(dependency));
+}
+constexpr std::uint64_t noChunkPair = ~std::uint64_t(0);
+
+//- Whether row r depends on column c: c below r in the lower triangle, above it in the upper
+GPULDU_HD inline bool isDependency(int r, int c, bool upper)
+{
+    return upper ? c > r : c < r;
+}
+
 //- Face f's (dependent row's chunk, its dependency's chunk) as one sortable key
 struct ChunkPair
 {
@@ -115,7 +127,7 @@ struct ChunkPair
 
     GPULDU_HD void operator()(int f) const
     {
-        pairs[f] = (std::uint64_t(chunkOfRow[to[f]]) << 32) | std::uint64_t(std::uint32_t(chunkOfRow[from[f]]));
+        pairs[f] = chunkPairKey(chunkOfRow[to[f]], chunkOfRow[from[f]]);
     }
 };
 
@@ -141,7 +153,7 @@ struct RelaxLevel
         for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
         {
             const int c = col[k];
-            if (upper ? c > r : c < r)
+            if (isDependency(r, c, upper))
             {
                 const int lc = level[c] + 1;
                 l = lc > l ? lc : l;
@@ -186,8 +198,7 @@ struct ChunkOfPosition
 };
 
 //- A CSR entry's (dependent row's chunk, its dependency's chunk) as ChunkPair's key, where the
-//  entry is a dependency (its column below the row, or with upper above it); else the largest
-//  key, dropped after the sort
+//  entry is a dependency (isDependency); else noChunkPair, dropped after the sort
 struct CsrChunkPair
 {
     const int* rowStart;
@@ -201,9 +212,7 @@ struct CsrChunkPair
         for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
         {
             const int c = col[k];
-            pairs[k] = (upper ? c > r : c < r)
-                ? (std::uint64_t(chunkOfRow[r]) << 32) | std::uint64_t(std::uint32_t(chunkOfRow[c]))
-                : ~std::uint64_t(0);
+            pairs[k] = isDependency(r, c, upper) ? chunkPairKey(chunkOfRow[r], chunkOfRow[c]) : noChunkPair;
         }
     }
 };
@@ -279,7 +288,7 @@ private:
 
     //- The positions of each level (levelStart, on the backend; levelStart_ its copy) cut into
     //  chunks of at most `chunk`, and each chunk's dependencies: pairsOf(chunkOfRow, pairs)
-    //  fills pairs with ChunkPair's keys (the largest key where none), sorted and made
+    //  fills pairs with chunkPairKeys (noChunkPair where none), sorted and made
     //  distinct here (on the GPU milliseconds for the tens of millions of faces of an 8M-row
     //  system, where bucketing them on the host took about a second: every step a cache miss);
     //  each chunk's dependencies come out ascending, each once
@@ -311,7 +320,7 @@ private:
         }
         thrust::sort(B::policy(), pairs.begin(), pairs.end());
         pairs.erase(thrust::unique(B::policy(), pairs.begin(), pairs.end()), pairs.end());
-        if (!pairs.empty() && pairs.back() == ~std::uint64_t(0))
+        if (!pairs.empty() && pairs.back() == detail::noChunkPair)
         {
             pairs.pop_back();
         }
