@@ -30,8 +30,11 @@
 
 #include <thrust/binary_search.h>
 #include <thrust/complex.h>
+#include <thrust/find.h>
+#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/host_vector.h>
+#include <thrust/transform_reduce.h>
 
 #ifdef __CUDACC__
 #include <thrust/device_vector.h>
@@ -148,6 +151,22 @@ void groupStarts(const Keys& sortedKeys, int nGroups, Starts& start)
     start.resize(nGroups + 1);
     thrust::lower_bound(B::policy(), sortedKeys.begin(), sortedKeys.end(), thrust::counting_iterator<int>(0),
                         thrust::counting_iterator<int>(nGroups + 1), start.begin());
+}
+
+//- The first i in [0, n) where pred(i) holds, n where none does
+template<class B, class Pred>
+int firstWhere(int n, const Pred& pred)
+{
+    const thrust::counting_iterator<int> begin(0);
+    return int(thrust::find_if(B::policy(), begin, begin + n, pred) - begin);
+}
+
+//- The least f(i) over i in [0, n), none where n is 0
+template<class B, class F>
+int leastOf(int n, const F& f, int none)
+{
+    const thrust::counting_iterator<int> begin(0);
+    return thrust::transform_reduce(B::policy(), begin, begin + n, f, none, thrust::minimum<int>());
 }
 
 } // namespace gpuLdu

@@ -190,7 +190,7 @@ public:
     explicit LduSystemImpl(const LduAddressingView& addr)
     :
         A_(addr),
-        precon_(A_, addr),
+        precon_(A_),
         ldu_(addr.nCells + 2*addr.nFaces),
         products_(A_),
         psi_(addr.nCells),
@@ -504,7 +504,7 @@ public:
     void checkValues()
     {
         checkSystemValues<B>(ptr(ldu_), ptr(source_), ptr(psi_), n(), A_.nFaces, symmetric_,
-                             [this](int f) { return precon_.faceCells(f); });
+                             [this](int f) { return A_.faceCells(f); });
     }
 
     //- psi and source of solve on the backend (solveResident works on them)

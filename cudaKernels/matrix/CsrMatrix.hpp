@@ -15,6 +15,7 @@
 #include <thrust/scatter.h>
 #include <thrust/sort.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -23,52 +24,56 @@
 namespace gpuLdu
 {
 
-//- Validates what the level schedules and the DIC/DILU equivalence rely on: faces sorted by
-//  their lower cell (OpenFOAM's owner order), lower < upper, no cell pair twice. A mesh's faces
-//  are also sorted by upper within a lower cell (upper-triangular order); the coarse levels of
-//  OpenFOAM's GAMG agglomeration are not (a coarse cell's faces in the order they were found).
-//  Returns whether they are (columnsAscending: what ILU0 needs).
-inline bool checkAddressing(const LduAddressingView& a)
-{
-    if (a.nCells < 0 || a.nFaces < 0 || (a.nFaces > 0 && (!a.lower || !a.upper)))
-    {
-        throw Error("gpuLdu: invalid LDU addressing sizes");
-    }
-    bool ascending = true;
-    // the lower cell of the face that last reached each upper cell (a repeat shows as the same)
-    std::vector<int> lastLower(a.nCells, -1);
-    for (int f = 0; f < a.nFaces; ++f)
-    {
-        const int l = a.lower[f];
-        const int u = a.upper[f];
-        if (l < 0 || u >= a.nCells || l >= u)
-        {
-            throw Error(
-                "gpuLdu: face " + std::to_string(f) + " has lower " + std::to_string(l)
-              + " and upper " + std::to_string(u) + " (need 0 <= lower < upper < nCells = "
-              + std::to_string(a.nCells) + ")"
-            );
-        }
-        if (f > 0 && l < a.lower[f - 1])
-        {
-            throw Error(
-                "gpuLdu: faces are not sorted by their lower cell at face " + std::to_string(f)
-              + "; OpenFOAM's DIC/DILU and Gauss-Seidel order is defined only for that order"
-            );
-        }
-        if (lastLower[u] == l)
-        {
-            throw Error("gpuLdu: cells " + std::to_string(l) + " and " + std::to_string(u)
-                        + " share more than one face (face " + std::to_string(f) + ")");
-        }
-        lastLower[u] = l;
-        ascending = ascending && (f == 0 || l != a.lower[f - 1] || u > a.upper[f - 1]);
-    }
-    return ascending;
-}
-
 namespace detail
 {
+
+//- Whether face f breaks a rule of the addressing that it and the face before it show: 0 <=
+//  lower < upper < nCells, faces sorted by their lower cell (OpenFOAM's owner order)
+struct FaceOutOfOrder
+{
+    int nCells;
+    const int* lower;
+    const int* upper;
+
+    GPULDU_HD bool operator()(int f) const
+    {
+        const int l = lower[f];
+        const int u = upper[f];
+        return l < 0 || u >= nCells || l >= u || (f > 0 && l < lower[f - 1]);
+    }
+};
+
+//- Whether face f, after a face of the same lower cell, has an upper cell not above that
+//  face's: the faces are then not in upper-triangular order
+struct ColumnsNotAscending
+{
+    const int* lower;
+    const int* upper;
+
+    GPULDU_HD bool operator()(int f) const
+    {
+        return f > 0 && lower[f] == lower[f - 1] && upper[f] <= upper[f - 1];
+    }
+};
+
+//- At sorted entry k: where it and the entry before are lower entries of equal keys, the two
+//  faces join the same pair of cells, and this is the later of them; otherwise nFaces
+struct RepeatedFace
+{
+    int lowerStart;
+    int nFaces;
+    const std::int64_t* key;
+    const int* source;
+
+    GPULDU_HD int operator()(int k) const
+    {
+        if (k == 0 || key[k] != key[k - 1] || source[k] < lowerStart || source[k - 1] < lowerStart)
+        {
+            return nFaces;
+        }
+        return (source[k] > source[k - 1] ? source[k] : source[k - 1]) - lowerStart;
+    }
+};
 
 //- Entry p of A, or of A^T (through the transpose index, CsrMatrix::transpose).
 template<bool Transposed>
@@ -218,7 +223,7 @@ struct CsrMatrix
     Vector<int> lduIndex;
     //- CSR position of the transposed entry: A[col[k]][row of k] is val[transpose[k]].
     Vector<int> transpose;
-    //- Whether each row's columns ascend (upper-triangular faces; checkAddressing)
+    //- Whether each row's columns ascend (upper-triangular faces: checkAddressing)
     bool columnsAscending = true;
     Vector<double> val;
 
@@ -227,13 +232,17 @@ struct CsrMatrix
         return nRows + 2*nFaces;
     }
 
-    //- The pattern and permutation from an LDU addressing (validated first).
+    //- The pattern and permutation from an LDU addressing, validated as they are built
+    //  (checkAddressing)
     explicit CsrMatrix(const LduAddressingView& addr)
     :
         nRows(addr.nCells),
         nFaces(addr.nFaces)
     {
-        columnsAscending = checkAddressing(addr);
+        if (addr.nCells < 0 || addr.nFaces < 0 || (addr.nFaces > 0 && (!addr.lower || !addr.upper)))
+        {
+            throw Error("gpuLdu: invalid LDU addressing sizes");
+        }
         const int n = nnz();
 
         Vector<int> lower(nFaces);
@@ -246,6 +255,7 @@ struct CsrMatrix
         lduIndex.resize(n);
         forEach<B>(0, n, detail::LduEntryKey{nRows, nFaces, ptr(lower), ptr(upper), ptr(key), ptr(lduIndex), ptr(colOfEntry)});
         thrust::sort_by_key(B::policy(), key.begin(), key.end(), lduIndex.begin());
+        checkAddressing(lower, upper, key);
 
         Vector<int> row(n);
         forEach<B>(0, n, detail::RowOfKey{std::int64_t(nRows) + nFaces, ptr(key), ptr(row)});
@@ -266,10 +276,62 @@ struct CsrMatrix
         val.resize(n);
     }
 
+    //- The cells of face f, (lower, upper): the row and the column of its upper entry (a
+    //  search, for the messages that name a face's cells)
+    std::pair<int, int> faceCells(int f) const
+    {
+        const int k = int(thrust::find(B::policy(), lduIndex.begin(), lduIndex.end(), nRows + f) - lduIndex.begin());
+        const int row = int(thrust::upper_bound(B::policy(), rowStart.begin(), rowStart.end(), k) - rowStart.begin()) - 1;
+        int upperCell = -1;
+        B::download(&upperCell, ptr(col) + k, 1);
+        return {row, upperCell};
+    }
+
     //- Fill val from ldu values already on the backend.
     void permute(const double* ldu, bool symmetric)
     {
         forEach<B>(0, nnz(), detail::PermuteValues{nRows + nFaces, nFaces, symmetric, ptr(lduIndex), ldu, ptr(val)});
+    }
+
+private:
+    //- Validates what the level schedules and the DIC/DILU equivalence rely on, from the faces
+    //  (lower, upper) and their entries' keys sorted with lduIndex: 0 <= lower < upper <
+    //  nCells, faces sorted by their lower cell (OpenFOAM's owner order), no cell pair twice
+    //  (two lower entries of one key). An error names the first face, in face order, that
+    //  breaks a rule (the checks in the order written where one face breaks several). A mesh's
+    //  faces are also sorted by upper within a lower cell (upper-triangular order); the coarse
+    //  levels of OpenFOAM's GAMG agglomeration are not (a coarse cell's faces in the order they
+    //  were found): columnsAscending says whether they are (what ILU0 needs).
+    void checkAddressing(const Vector<int>& lower, const Vector<int>& upper, const Vector<std::int64_t>& key)
+    {
+        const int outOfOrder = firstWhere<B>(nFaces, detail::FaceOutOfOrder{nRows, ptr(lower), ptr(upper)});
+        const int repeated = leastOf<B>(nnz(), detail::RepeatedFace{nRows + nFaces, nFaces, ptr(key), ptr(lduIndex)}, nFaces);
+        const int f = std::min(outOfOrder, repeated);
+        if (f < nFaces)
+        {
+            int l = 0;
+            int u = 0;
+            B::download(&l, ptr(lower) + f, 1);
+            B::download(&u, ptr(upper) + f, 1);
+            if (f == repeated && f != outOfOrder)
+            {
+                throw Error("gpuLdu: cells " + std::to_string(l) + " and " + std::to_string(u)
+                            + " share more than one face (face " + std::to_string(f) + ")");
+            }
+            if (l < 0 || u >= nRows || l >= u)
+            {
+                throw Error(
+                    "gpuLdu: face " + std::to_string(f) + " has lower " + std::to_string(l)
+                  + " and upper " + std::to_string(u) + " (need 0 <= lower < upper < nCells = "
+                  + std::to_string(nRows) + ")"
+                );
+            }
+            throw Error(
+                "gpuLdu: faces are not sorted by their lower cell at face " + std::to_string(f)
+              + "; OpenFOAM's DIC/DILU and Gauss-Seidel order is defined only for that order"
+            );
+        }
+        columnsAscending = firstWhere<B>(nFaces, detail::ColumnsNotAscending{ptr(lower), ptr(upper)}) == nFaces;
     }
 };
 

@@ -20,7 +20,6 @@
 
 #include "backend/Backend.hpp"
 
-#include <thrust/find.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
@@ -63,14 +62,6 @@ void groupBy(typename B::template Vector<int>& key, int nGroups, typename B::tem
     int kept = 0;
     B::download(&kept, ptr(start) + nGroups, 1);
     item.resize(kept);
-}
-
-//- The first i in [0, n) where pred(i) holds, n where none does
-template<class B, class Pred>
-int firstWhere(int n, const Pred& pred)
-{
-    const thrust::counting_iterator<int> begin(0);
-    return int(thrust::find_if(B::policy(), begin, begin + n, pred) - begin);
 }
 
 //- Coarse diagonal: the fine diagonals of its cells, then its inner faces' off-diagonals
@@ -338,7 +329,7 @@ public:
         }
         restrictAddressing_ = toBackend(level.restrictAddressing, nFine_);
         const int* r = ptr(restrictAddressing_);
-        const int badCell = detail::firstWhere<B>(nFine_, detail::CellOutOfRange{r, nCoarse_});
+        const int badCell = firstWhere<B>(nFine_, detail::CellOutOfRange{r, nCoarse_});
         if (badCell < nFine_)
         {
             throw bad("cell " + std::to_string(badCell) + " restricts to " + std::to_string(valueAt(restrictAddressing_, badCell)));
@@ -349,7 +340,7 @@ public:
             const Vector<int> fineUpper = toBackend(fine.upper, nF);
             const Vector<int> coarseLower = toBackend(level.coarse.lower, nCoarseFaces_);
             const Vector<int> coarseUpper = toBackend(level.coarse.upper, nCoarseFaces_);
-            const int badFace = detail::firstWhere<B>(nF, detail::FaceMisplaced{
+            const int badFace = firstWhere<B>(nF, detail::FaceMisplaced{
                 r, ptr(fr), ptr(fineLower), ptr(fineUpper), ptr(coarseLower), ptr(coarseUpper), nCoarseFaces_});
             if (badFace < nF)
             {
@@ -359,7 +350,7 @@ public:
 
         Vector<int> key(restrictAddressing_);
         detail::groupBy<B>(key, nCoarse_, cellStart_, cells_);
-        const int empty = detail::firstWhere<B>(nCoarse_, detail::EmptyGroup{ptr(cellStart_)});
+        const int empty = firstWhere<B>(nCoarse_, detail::EmptyGroup{ptr(cellStart_)});
         if (empty < nCoarse_)
         {
             throw bad("coarse cell " + std::to_string(empty) + " has no fine cells");

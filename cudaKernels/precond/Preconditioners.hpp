@@ -14,8 +14,6 @@
 #include <memory>
 #include <string>
 #include <tuple>
-#include <utility>
-#include <vector>
 
 namespace gpuLdu
 {
@@ -48,10 +46,6 @@ class Preconditioners
     };
 
     const CsrMatrix<B>& A_;
-    //- The addressing's faces, kept for the cells a face's error names (faceCells; the
-    //  caller's arrays need not outlive the system)
-    std::vector<int> lowerAddr_;
-    std::vector<int> upperAddr_;
     mutable std::unique_ptr<Schedules> schedules_;
     int oneLaunchBlocks_ = -1;
 
@@ -77,11 +71,9 @@ class Preconditioners
     }
 
 public:
-    Preconditioners(const CsrMatrix<B>& A, const LduAddressingView& addr)
+    explicit Preconditioners(const CsrMatrix<B>& A)
     :
-        A_(A),
-        lowerAddr_(addr.lower, addr.lower + addr.nFaces),
-        upperAddr_(addr.upper, addr.upper + addr.nFaces)
+        A_(A)
     {}
 
     //- The preconditioner of an entry of the list, built on first use (on the level schedules
@@ -103,12 +95,6 @@ public:
             }
         }
         return *p;
-    }
-
-    //- The cells of face f: its lower and upper cell (the addressing kept for the build)
-    std::pair<int, int> faceCells(int f) const
-    {
-        return {lowerAddr_[f], upperAddr_[f]};
     }
 
     //- The level schedules of the lower (forward sweep, factors) and upper (backward sweep)

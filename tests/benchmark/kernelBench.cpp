@@ -102,7 +102,7 @@ private:
         const HostLevelSchedule lowerHost = lowerLevelSchedule(a);
         setUp("set-up: one level schedule to the backend", medianMs(3, [&]() { LevelSchedule<Bench> s(lowerHost); }));
         setUp("set-up: preconditioners (schedules included)", medianMs(3, [&]() {
-            Preconditioners<Bench> s(sys_.matrix(), a); s.dicDilu(); }));
+            Preconditioners<Bench> s(sys_.matrix()); s.dicDilu(); }));
     }
 
     //- A x, A^T x (and the gather of A^T's values it needs), the upload, the value check

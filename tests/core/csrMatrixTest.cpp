@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
+#include <utility>
 
 namespace gpuLdu::test
 {
@@ -142,19 +144,62 @@ TYPED_TEST(CsrMatrixTest, TransposeOfAGeneralPattern)
 
 TYPED_TEST(CsrMatrixTest, RejectsInvalidAddressing)
 {
-    const int n = 4;
-    const std::vector<std::pair<std::vector<int>, std::vector<int>>> bad = {
-        {{1}, {0}},          // lower > upper
-        {{2}, {2}},          // diagonal face
-        {{0}, {4}},          // out of range
-        {{1, 0}, {2, 3}},    // not upper-triangular order
-        {{0, 0}, {2, 2}},    // repeated face
-    };
-    for (const auto& [l, u] : bad)
+    // each addressing and what its error says: the first face, in face order, that breaks a
+    // rule, and the rule (range first, then the order by lower cell, then a repeated cell pair)
+    const int n = 5;
+    struct Bad
     {
-        const LduAddressingView a{n, int(l.size()), l.data(), u.data()};
-        EXPECT_THROW(LduSystemImpl<TypeParam>{a}, Error);
+        std::vector<int> lower;
+        std::vector<int> upper;
+        std::string says;
+    };
+    const std::vector<Bad> bad = {
+        {{1}, {0}, "face 0 has lower 1 and upper 0"},
+        {{2}, {2}, "face 0 has lower 2 and upper 2"},
+        {{0}, {5}, "face 0 has lower 0 and upper 5 (need 0 <= lower < upper < nCells = 5)"},
+        {{-1}, {2}, "face 0 has lower -1 and upper 2"},
+        {{1, 0}, {2, 3}, "not sorted by their lower cell at face 1"},
+        {{0, 0}, {2, 2}, "cells 0 and 2 share more than one face (face 1)"},
+        // not upper-triangular, the pair repeated after another face of its lower cell
+        {{0, 0, 0, 1}, {3, 1, 3, 2}, "cells 0 and 3 share more than one face (face 2)"},
+        // a repeat before a face out of range, and after it
+        {{0, 0, 1, 1}, {1, 1, 2, 7}, "cells 0 and 1 share more than one face (face 1)"},
+        {{0, 1, 1, 1}, {7, 2, 3, 2}, "face 0 has lower 0 and upper 7"},
+        // a face out of order that also repeats an earlier pair: the order named
+        {{1, 0, 0}, {2, 4, 4}, "not sorted by their lower cell at face 1"},
+        {{0, 1, 0}, {4, 2, 4}, "not sorted by their lower cell at face 2"},
+    };
+    for (const Bad& b : bad)
+    {
+        const LduAddressingView a{n, int(b.lower.size()), b.lower.data(), b.upper.data()};
+        try
+        {
+            LduSystemImpl<TypeParam> sys(a);
+            ADD_FAILURE() << "no error for the error: " << b.says;
+        }
+        catch (const Error& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(b.says), std::string::npos) << e.what();
+        }
     }
+}
+
+TYPED_TEST(CsrMatrixTest, NamesTheCellsOfAFace)
+{
+    const LduProblem p = poisson3D(4, 3, 2, 1);
+    CsrMatrix<TypeParam> A(p.addressing());
+    EXPECT_TRUE(A.columnsAscending);
+    for (int f = 0; f < p.nFaces(); ++f)
+    {
+        EXPECT_EQ(A.faceCells(f), std::make_pair(p.lower[f], p.upper[f])) << "face " << f;
+    }
+
+    // faces of one lower cell in descending upper order: not ascending
+    const std::vector<int> lower{0, 0, 1};
+    const std::vector<int> upper{2, 1, 2};
+    const CsrMatrix<TypeParam> descending(LduAddressingView{3, 3, lower.data(), upper.data()});
+    EXPECT_FALSE(descending.columnsAscending);
+    EXPECT_EQ(descending.faceCells(1), std::make_pair(0, 1));
 }
 
 } // namespace gpuLdu::test
