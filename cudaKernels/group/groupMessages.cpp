@@ -102,7 +102,9 @@ struct SetupReader
     std::vector<int> list(const char* what)
     {
         const int n = count(what);
-        std::vector<int> l(at, at + n);
+        std::vector<int> l;
+        reserveOnHugePages(l, n);
+        l.assign(at, at + n);
         at += n;
         return l;
     }
@@ -186,28 +188,35 @@ int levelCoeffCount(int r, const GroupValues& into)
 } // namespace
 
 
-std::vector<int> packFlags(const std::vector<bool>& flags)
+std::vector<int> packFlags(const std::vector<char>& flags)
 {
-    std::vector<std::uint32_t> bits((flags.size() + 31)/32, 0u);
-    for (std::size_t k = 0; k < flags.size(); ++k)
+    std::vector<int> packed((flags.size() + 31)/32, 0);
+    for (std::size_t w = 0; w < packed.size(); ++w)
     {
-        bits[k/32] |= std::uint32_t(flags[k]) << (k % 32);
+        const std::size_t begin = 32*w;
+        const std::size_t end = std::min(flags.size(), begin + 32);
+        std::uint32_t bits = 0u;
+        for (std::size_t k = begin; k < end; ++k)
+        {
+            bits |= std::uint32_t(flags[k] != 0) << (k - begin);
+        }
+        packed[w] = int(bits);
     }
-    return std::vector<int>(bits.begin(), bits.end());
+    return packed;
 }
 
 
-std::vector<bool> unpackFlags(const std::vector<int>& packed, std::size_t n)
+std::vector<char> unpackFlags(const std::vector<int>& packed, std::size_t n)
 {
     if (packed.size() != (n + 31)/32)
     {
         throw Error("gpuLdu: " + std::to_string(packed.size()) + " packed ints for " + std::to_string(n)
                     + " flags (" + std::to_string((n + 31)/32) + " expected)");
     }
-    std::vector<bool> flags(n);
+    std::vector<char> flags(n);
     for (std::size_t k = 0; k < n; ++k)
     {
-        flags[k] = (std::uint32_t(packed[k/32]) >> (k % 32)) & 1u;
+        flags[k] = char((std::uint32_t(packed[k/32]) >> (k % 32)) & 1u);
     }
     return flags;
 }
@@ -230,7 +239,7 @@ void packRankSetup(const RankSetup& setup, std::vector<int>& message)
             + (step.faceFlipMap.size() + 31)/32;
     }
     message.clear();
-    message.reserve(size);
+    reserveOnHugePages(message, size);
     message.push_back(setup.eligible);
     message.push_back(int(setup.levels.size()));
     for (const RankLevel& level : setup.levels)

@@ -217,9 +217,12 @@ CombinedLevel combineRanks(const std::vector<RankLevel>& ranks)
         c.rowStart.push_back(c.rowStart.back() + rank.nCells);
         c.faceStart.push_back(c.faceStart.back() + int(rank.lower.size()));
     }
-    // sized once and written in place (millions of faces at 8M cells)
-    c.lower.resize(c.faceStart.back());
-    c.upper.resize(c.faceStart.back());
+    // sized once and written in place (millions of faces at 8M cells), on huge pages
+    for (std::vector<int>* list : {&c.lower, &c.upper})
+    {
+        reserveOnHugePages(*list, c.faceStart.back());
+        list->resize(c.faceStart.back());
+    }
 
     std::vector<Term> terms;
     for (int r = 0; r < n; ++r)
@@ -269,10 +272,14 @@ CombinedCoarsening combineCoarsening
         nFine += rank.restrictAddressing.size();
         nFineFaces += rank.faceRestrictAddressing.size();
     }
-    // sized once and written in place (tens of millions of fine faces at 8M cells)
+    // sized once and written in place (tens of millions of fine faces at 8M cells), on huge
+    // pages
+    reserveOnHugePages(c.restrictAddressing, nFine);
     c.restrictAddressing.resize(nFine);
+    reserveOnHugePages(c.faceRestrictAddressing, nFineFaces);
     c.faceRestrictAddressing.resize(nFineFaces);
     c.faceFlipMap.reset(new bool[nFineFaces]);
+    adviseHugePages(c.faceFlipMap.get(), nFineFaces);
     std::size_t cell = 0;
     std::size_t face = 0;
     for (std::size_t r = 0; r < ranks.size(); ++r)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SharedHostBuffer (gpuLdu/devices.hpp): doubles shared by the processes of one host through an
-// anonymous file (memfd), mapped by the others through /proc/<pid>/fd/<fd>.
+// anonymous file (memfd), mapped by the others through /proc/<pid>/fd/<fd>; and large lists on
+// transparent huge pages (adviseHugePages).
 
 #include "gpuLdu/gpuLdu.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -152,6 +154,26 @@ std::string SharedHostBuffer::handle() const
     return fd_ < 0
       ? std::string()
       : "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(fd_);
+}
+
+void adviseHugePages(void* p, std::size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    // the whole huge pages inside [p, p + bytes): madvise takes page-aligned ranges, and only
+    // aligned 2 MiB extents can be huge pages
+    constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+    if (p && end > begin)
+    {
+        // advice: where the kernel declines it (THP off) the pages stay 4 KiB, nothing else
+        // changes, so its result is not an error
+        (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }
 
 } // namespace gpuLdu

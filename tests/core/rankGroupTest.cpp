@@ -195,7 +195,7 @@ TEST(RankGroup, FlagsPackedAndUnpacked)
     std::mt19937 gen(17);
     for (std::size_t n : {0, 1, 31, 32, 33, 64, 1000})
     {
-        std::vector<bool> flags(n);
+        std::vector<char> flags(n);
         for (std::size_t k = 0; k < n; ++k)
         {
             flags[k] = gen() % 2 == 1;
@@ -206,7 +206,7 @@ TEST(RankGroup, FlagsPackedAndUnpacked)
     }
     // bit k % 32 of int k / 32
     EXPECT_EQ(packFlags({false, true, true}), (ints{6}));
-    std::vector<bool> high(32, false);
+    std::vector<char> high(32, false);
     high[31] = true;
     EXPECT_EQ(unpackFlags(packFlags(high), 32), high);
     EXPECT_THROW(unpackFlags({1, 2}, 32), Error);
@@ -223,7 +223,7 @@ TEST(RankGroup, RankSetupRoundTrip)
     Coarsening step;
     step.restrictAddressing = {0, 0, 1};
     step.faceRestrictAddressing = {-1, 0};
-    step.faceFlipMap = std::vector<bool>(40, false);
+    step.faceFlipMap = std::vector<char>(40, false);
     step.faceFlipMap[33] = true;
     setup.steps = {step};
 

@@ -110,20 +110,22 @@ CombinedLevel combineRanks(const std::vector<RankLevel>& ranks);
 
 //- One coarsening step of OpenFOAM's agglomeration (GAMGAgglomeration, level k to k+1): fine
 //  cell to coarse cell, fine face to coarse face (>= 0) or -1 - the coarse cell that holds it,
-//  and per fine face whether it is flipped on the coarse face
+//  and per fine face whether it is flipped on the coarse face (1, else 0: a byte a face, as
+//  OpenFOAM's boolList, packed and unpacked word by word, not bit by bit as std::vector<bool>)
 struct Coarsening
 {
     std::vector<int> restrictAddressing;
     std::vector<int> faceRestrictAddressing;
-    std::vector<bool> faceFlipMap;
+    std::vector<char> faceFlipMap;
 };
 
 //- Flags 32 to an int (flag k is bit k % 32 of int k / 32), as a rank's set-up message carries
 //  its steps' flip maps: a thirty-second of the ints, millions of faces at 8M cells
-std::vector<int> packFlags(const std::vector<bool>& flags);
+std::vector<int> packFlags(const std::vector<char>& flags);
 
-//- The n flags of packed (packFlags); throws Error where packed does not hold n flags
-std::vector<bool> unpackFlags(const std::vector<int>& packed, std::size_t n);
+//- The n flags of packed (packFlags), each 1 or 0; throws Error where packed does not hold n
+//  flags
+std::vector<char> unpackFlags(const std::vector<int>& packed, std::size_t n);
 
 //- What a rank brings to its group's set-up: whether it can join (GAMG: its patches allow one
 //  hierarchy), its levels (one for the Krylov system; GAMG's coarse levels, its finest being

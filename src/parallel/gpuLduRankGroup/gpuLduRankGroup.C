@@ -165,7 +165,9 @@ gpuLdu::RankLevel Foam::gpuLduRankGroup::rankLevel
 {
     gpuLdu::RankLevel level;
     level.nCells = addr.size();
+    gpuLdu::reserveOnHugePages(level.lower, addr.lowerAddr().size());
     level.lower.assign(addr.lowerAddr().begin(), addr.lowerAddr().end());
+    gpuLdu::reserveOnHugePages(level.upper, addr.upperAddr().size());
     level.upper.assign(addr.upperAddr().begin(), addr.upperAddr().end());
     level.patchNeighbour.assign(patchNbr_.begin(), patchNbr_.end());
     level.patchCells.resize(patchNbr_.size());

@@ -165,7 +165,9 @@ bool Foam::gpuLduRankGroup::gamgShared
         const labelList& r = agglomeration.restrictAddressing(k);
         const labelList& fr = agglomeration.faceRestrictAddressing(k);
         const boolList& flip = agglomeration.faceFlipMap(k);
+        gpuLdu::reserveOnHugePages(step.restrictAddressing, r.size());
         step.restrictAddressing.assign(r.begin(), r.end());
+        gpuLdu::reserveOnHugePages(step.faceRestrictAddressing, fr.size());
         step.faceRestrictAddressing.assign(fr.begin(), fr.end());
         step.faceFlipMap.assign(flip.begin(), flip.end());
         mine.steps.push_back(std::move(step));

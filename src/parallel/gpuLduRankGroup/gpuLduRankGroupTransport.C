@@ -339,6 +339,7 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
                     << "rank " << ranks_[r] << " of the group announced a set-up"
                     << " message of " << size << " ints" << abort(FatalError);
             }
+            gpuLdu::reserveOnHugePages(messages[r], size);
             messages[r].resize(size);
         }
         const label firstRequest = UPstream::nRequests();
