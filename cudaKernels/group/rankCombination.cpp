@@ -204,7 +204,7 @@ int systemTermCount(const RankLevel& rank, const std::vector<PatchPlace>& places
 }
 
 
-CombinedLevel combineRanks(const std::vector<RankLevel>& ranks)
+CombinedLevel combineRanks(const std::vector<RankLevel>& ranks, int threads)
 {
     const int n = int(ranks.size());
     CombinedLevel c;
@@ -224,15 +224,20 @@ CombinedLevel combineRanks(const std::vector<RankLevel>& ranks)
         list->resize(c.faceStart.back());
     }
 
-    std::vector<Term> terms;
-    for (int r = 0; r < n; ++r)
+    onHostThreads(n, threads, [&](int r)
     {
         const RankLevel& rank = ranks[r];
         const int offset = c.rowStart[r];
         const auto shifted = [offset](int i) { return offset + i; };
         std::transform(rank.lower.begin(), rank.lower.end(), c.lower.begin() + c.faceStart[r], shifted);
         std::transform(rank.upper.begin(), rank.upper.end(), c.upper.begin() + c.faceStart[r], shifted);
+    });
 
+    std::vector<Term> terms;
+    for (int r = 0; r < n; ++r)
+    {
+        const RankLevel& rank = ranks[r];
+        const int offset = c.rowStart[r];
         const std::vector<PatchPlace> places = patchPlaces(rank.patchNeighbour, c.onHost);
         c.termStart.push_back(appendTerms(ranks, r, places, c, c.termStart.back(), terms));
 

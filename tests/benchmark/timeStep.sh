@@ -12,9 +12,10 @@
 # (the plugin's runs: the ranks of a GPU as one system or one hierarchy, executor gpu). Every
 # solver runs inside the stopwatch of tests/benchmark/solveTimer ("solver timed; timedSolver X;",
 # built here with wmake when missing), which logs each solve's wall time and its start.
-# Per run and size one line: the first step (icoFoam's ExecutionTime of step 1: start-up, mesh,
-# set-up), the steady step (wall time between the first solves of steps 2 and K, over K-2
-# steps) and its breakdown (p-solves, U-solves, of which the hand-over of the ranks' values to
+# Per run and size one line: the first step (wall time between the first solves of steps 1 and 2:
+# the solvers' set-up; not icoFoam's ExecutionTime, rank 0's CPU time, which counts each thread
+# of a group's owner), the steady step (wall time between the first solves of steps 2 and K,
+# over K-2 steps) and its breakdown (p-solves, U-solves, of which the hand-over of the ranks' values to
 # their group's system and back, and the rest: OpenFOAM's own work on the cores); per p-solve of
 # steps 2..K its time, iterations (V-cycles for GAMG) and time per iteration; native GAMG's steady
 # step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
@@ -179,8 +180,8 @@ summary()
         /^gpuLduSolver: .*hand-over / && !/ levels \(/ && step >= 2 {
             for (i = 1; i < NF; i++) if ($i == "hand-over") solverHand += $(i + 1)
         }
-        /^ExecutionTime = / && !first { first = $3 }
         END {
+            first = start[2] - start[1]
             hand = groupLines ? groupHand : solverHand
             wall = (start[K] - start[2])/(K - 2)
             # the timed solves of steps 2..K against the K-2 steps between the starts: the
@@ -218,7 +219,7 @@ table()
                     ratio(pMs[ref]/pN[ref], per)
             }
         }'
-    echo "first step: ExecutionTime of step 1; steady step: wall time between the first solves of steps 2 and $steps;"
+    echo "first step: wall time between the first solves of steps 1 and 2; steady step: wall time between the first solves of steps 2 and $steps;"
     echo "p-solves, U-solves, hand-over (the plugin's, inside its solves): per step, steps 2..$steps; rest = steady - p - U"
 }
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which device each rank of a node uses: groups of neighbouring node-local ranks, one per
-// device, as even as possible; host memory that the processes of a host share.
+// device, as even as possible; host memory that the processes of a host share; the host's threads
+// for a set-up's parts; lists on huge pages.
 
 #include "gpuLdu/gpuLdu.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,6 +153,59 @@ TEST(SharedHostBuffer, MovedKeepsItsValuesAndHandle)
     EXPECT_EQ(made.data(), nullptr);
     EXPECT_EQ(moved.data()[3], 2.0);
     EXPECT_EQ(moved.handle(), handle);
+}
+
+//- Every index once, on as many threads as asked (at most the host's cores), the calling thread
+//  among them; the exception of the least index that threw comes back after every index ran
+TEST(HostThreads, EveryIndexOnceAndTheFirstErrorBack)
+{
+    for (const int threads : {1, 3, 64})
+    {
+        std::vector<std::atomic<int>> runs(1000);
+        onHostThreads(int(runs.size()), threads, [&](int i) { ++runs[i]; });
+        EXPECT_TRUE(std::all_of(runs.begin(), runs.end(), [](const std::atomic<int>& r) { return r == 1; }))
+            << threads << " threads";
+
+        std::vector<std::atomic<int>> ran(100);
+        try
+        {
+            onHostThreads(int(ran.size()), threads, [&](int i)
+            {
+                ++ran[i];
+                if (i % 30 == 17)
+                {
+                    throw Error("index " + std::to_string(i));
+                }
+            });
+            ADD_FAILURE() << "no error back";
+        }
+        catch (const Error& e)
+        {
+            EXPECT_EQ(std::string(e.what()), "index 17") << threads << " threads";
+        }
+        EXPECT_TRUE(std::all_of(ran.begin(), ran.end(), [](const std::atomic<int>& r) { return r == 1; }));
+    }
+    int none = 0;
+    onHostThreads(0, 4, [&](int) { ++none; });
+    EXPECT_EQ(none, 0);
+}
+
+//- The advice on huge pages changes nothing a list holds, whatever its size and alignment
+TEST(HostThreads, ListsOnHugePagesHoldTheirValues)
+{
+    for (const std::size_t n : {std::size_t(0), std::size_t(3), std::size_t(5) << 20})
+    {
+        std::vector<int> list;
+        reserveOnHugePages(list, n);
+        EXPECT_GE(list.capacity(), n);
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            list.push_back(int(k));
+        }
+        EXPECT_EQ(list.size(), n);
+        EXPECT_TRUE(n == 0 || (list.front() == 0 && list.back() == int(n - 1)));
+    }
+    adviseHugePages(nullptr, 1 << 22);
 }
 
 } // namespace gpuLdu::test

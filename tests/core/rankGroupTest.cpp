@@ -90,6 +90,13 @@ TEST(RankGroup, ThreeRanksWithHostPatches)
     EXPECT_EQ(c.hasPhase[int(InterfacePhase::early)], (std::vector<bool>{true, false, false}));
     EXPECT_EQ(c.hasPhase[int(InterfacePhase::late)], (std::vector<bool>{true, false, false}));
 
+    // the ranks' faces copied on threads, a rank each: the same level
+    const CombinedLevel onThreads = combineRanks(ranks, 3);
+    EXPECT_EQ(onThreads.lower, c.lower);
+    EXPECT_EQ(onThreads.upper, c.upper);
+    EXPECT_EQ(onThreads.termSource, c.termSource);
+    EXPECT_EQ(onThreads.couplings.cols, c.couplings.cols);
+
     const std::vector<PatchPlace> places = patchPlaces(ranks[0].patchNeighbour, false);
     EXPECT_EQ(places, (std::vector<PatchPlace>{PatchPlace::early, PatchPlace::inSystem,
         PatchPlace::late, PatchPlace::late}));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The devices: whether the build has the GPU backend, which device a process and a node's ranks
 // use, and host memory: for values on their way to a device that the processes of one host share
-// (SharedHostBuffer), and for the set-up's large lists (reserveOnHugePages). Part of the core's
+// (SharedHostBuffer), and for the set-up's large lists (reserveOnHugePages); the host's threads for
+// a set-up's independent parts (onHostThreads). Part of the core's
 // interface: gpuLdu.hpp includes every part.
 
 #ifndef GPULDU_DEVICES_HPP
@@ -9,8 +10,12 @@
 
 #include "gpuLdu/choices.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gpuLdu
@@ -70,6 +75,51 @@ void reserveOnHugePages(std::vector<T>& v, std::size_t n)
     {
         v.reserve(n);
         adviseHugePages(v.data(), n*sizeof(T));
+    }
+}
+
+//- f(i) for every i in [0, n), on up to maxThreads threads (the calling one among them, none
+//  more than the host's cores), each taking the next i when it is free. For the independent
+//  parts of a rank group's set-up on its owner while the group's other ranks wait without
+//  spinning, their cores free: each rank's message unpacked, each level combined. An exception
+//  of f is rethrown here once every thread is done: that of the least i that threw.
+template<class F>
+void onHostThreads(int n, int maxThreads, const F& f)
+{
+    const int cores = std::max(1, int(std::thread::hardware_concurrency()));
+    const int nThreads = std::max(1, std::min(std::min(n, maxThreads), cores));
+    std::atomic<int> next(0);
+    std::vector<std::exception_ptr> errors(std::size_t(std::max(n, 0)));
+    const auto work = [&]()
+    {
+        for (int i = next++; i < n; i = next++)
+        {
+            try
+            {
+                f(i);
+            }
+            catch (...)
+            {
+                errors[std::size_t(i)] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < nThreads; ++t)
+    {
+        threads.emplace_back(work);
+    }
+    work();
+    for (std::thread& thread : threads)
+    {
+        thread.join();
+    }
+    for (const std::exception_ptr& error : errors)
+    {
+        if (error)
+        {
+            std::rethrow_exception(error);
+        }
     }
 }
 

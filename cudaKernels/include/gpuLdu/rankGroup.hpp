@@ -105,8 +105,9 @@ std::vector<int> hostInterfaceCells(const RankLevel& rank, const std::vector<Pat
 //- The number of a rank's face coefficients the system holds (its patches in the system)
 int systemTermCount(const RankLevel& rank, const std::vector<PatchPlace>& places);
 
-//- The ranks' levels combined (see CombinedLevel); ranks[r] is group rank r
-CombinedLevel combineRanks(const std::vector<RankLevel>& ranks);
+//- The ranks' levels combined (see CombinedLevel); ranks[r] is group rank r. Their faces are
+//  copied on up to threads threads (onHostThreads), a rank each
+CombinedLevel combineRanks(const std::vector<RankLevel>& ranks, int threads = 1);
 
 //- One coarsening step of OpenFOAM's agglomeration (GAMGAgglomeration, level k to k+1): fine
 //  cell to coarse cell, fine face to coarse face (>= 0) or -1 - the coarse cell that holds it,

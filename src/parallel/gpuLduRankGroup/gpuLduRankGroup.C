@@ -191,7 +191,7 @@ bool Foam::gpuLduRankGroup::combine
 )
 {
     const auto start = std::chrono::steady_clock::now();
-    combined_ = gpuLdu::combineRanks(levels);
+    combined_ = gpuLdu::combineRanks(levels, ranks_.size());
     termDest_.assign(1, gpuLdu::termDestinations(combined_.termSource));
     termCoeffs_.resize(combined_.termSource.size());
     termIntCoeffs_.resize(combined_.termSource.size());

@@ -35,17 +35,22 @@ bool Foam::gpuLduRankGroup::combineGamg
     // Level k: the ranks' level k one after the other. The finest level is
     // the mesh's own addressing, which the group's system combined already
     // (combined_: the same patches, terms and order), so the ranks send the
-    // coarse levels only
-    std::vector<gpuLdu::CombinedLevel> coarse;
-    for (label k = 1; k < nLevels; ++k)
-    {
-        std::vector<gpuLdu::RankLevel> level(n);
-        for (label r = 0; r < n; ++r)
+    // coarse levels only. The levels, then the steps, each on a thread of
+    // its own while the other ranks wait for the decision (agree)
+    std::vector<gpuLdu::CombinedLevel> coarse(nLevels - 1);
+    gpuLdu::onHostThreads
+    (
+        nLevels - 1, n,
+        [&](const int k)
         {
-            level[r] = std::move(ranks[r].levels[k - 1]);
+            std::vector<gpuLdu::RankLevel> level(n);
+            for (label r = 0; r < n; ++r)
+            {
+                level[r] = std::move(ranks[r].levels[k]);
+            }
+            coarse[k] = gpuLdu::combineRanks(level);
         }
-        coarse.push_back(gpuLdu::combineRanks(level));
-    }
+    );
     std::vector<const gpuLdu::CombinedLevel*> combined{&combined_};
     for (const gpuLdu::CombinedLevel& c : coarse)
     {
@@ -57,16 +62,20 @@ bool Foam::gpuLduRankGroup::combineGamg
     }
 
     // Each coarsening step of the ranks one after the other
-    std::vector<gpuLdu::CombinedCoarsening> steps;
-    for (label k = 0; k + 1 < nLevels; ++k)
-    {
-        std::vector<gpuLdu::Coarsening> step(n);
-        for (label r = 0; r < n; ++r)
+    std::vector<gpuLdu::CombinedCoarsening> steps(nLevels - 1);
+    gpuLdu::onHostThreads
+    (
+        nLevels - 1, n,
+        [&](const int k)
         {
-            step[r] = std::move(ranks[r].steps[k]);
+            std::vector<gpuLdu::Coarsening> step(n);
+            for (label r = 0; r < n; ++r)
+            {
+                step[r] = std::move(ranks[r].steps[k]);
+            }
+            steps[k] = gpuLdu::combineCoarsening(step, coarse[k]);
         }
-        steps.push_back(gpuLdu::combineCoarsening(step, coarse[k]));
-    }
+    );
     std::vector<gpuLdu::GamgLevelView> views;
     for (label k = 0; k + 1 < nLevels; ++k)
     {

@@ -26,6 +26,8 @@ Description
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <thread>
 #include <stdexcept>
 #include <type_traits>
 
@@ -67,6 +69,28 @@ double Foam::gpuLduRankGroup::clockSeconds
 
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+
+void Foam::gpuLduRankGroup::waitWithoutSpinning
+(
+    char* buffer,
+    const std::streamsize bytes
+) const
+{
+    // MPI's blocking receive polls on its core; the owner's set-up takes
+    // up to seconds, on threads that need those cores. A message that
+    // comes while this rank sleeps waits at most one sleep to be seen.
+    const label request = UPstream::nRequests();
+    UIPstream::read
+    (
+        UPstream::commsTypes::nonBlocking, 0, buffer, bytes, groupTag, comm_
+    );
+    while (!UPstream::finishedRequest(request))
+    {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    UPstream::waitRequests(request);
+}
+
 
 void Foam::gpuLduRankGroup::sendMessage
 (
@@ -316,8 +340,10 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
 {
     // A rank's set-up: its size in ints, then its ints (gpuLdu::packRankSetup)
     // as raw bytes; the owner receives every rank's at once (the transfers
-    // side by side) straight into a buffer of its size, and unpacks each
-    bool decided = false;
+    // side by side) straight into a buffer of its size, and unpacks them and
+    // decides on threads of its own (onHostThreads) while the other ranks
+    // wait for its decision without spinning: their cores are the threads'
+    int decided = 0;
     if (owner())
     {
         const label n = ranks_.size();
@@ -356,22 +382,35 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         // the time spent reading the messages once they are in (the rest is
         // waiting for them and their transfer)
         const auto readStart = std::chrono::steady_clock::now();
+        std::vector<std::string> errors(n);
+        gpuLdu::onHostThreads
+        (
+            n - 1, n,
+            [&](const int i)
+            {
+                const label r = i + 1;
+                try
+                {
+                    setups[r] = gpuLdu::unpackRankSetup
+                    (
+                        messages[r].data(), messages[r].size()
+                    );
+                }
+                catch (const gpuLdu::Error& e)
+                {
+                    errors[r] = e.what();
+                }
+                std::vector<int>().swap(messages[r]);
+            }
+        );
         for (label r = 1; r < n; ++r)
         {
-            try
-            {
-                setups[r] = gpuLdu::unpackRankSetup
-                (
-                    messages[r].data(), messages[r].size()
-                );
-            }
-            catch (const gpuLdu::Error& e)
+            if (!errors[r].empty())
             {
                 FatalErrorInFunction
-                    << "rank " << ranks_[r] << " of the group: " << e.what()
+                    << "rank " << ranks_[r] << " of the group: " << errors[r]
                     << abort(FatalError);
             }
-            std::vector<int>().swap(messages[r]);
         }
         const double readSeconds = secondsSince(readStart);
         const double receivedSeconds = secondsSince(start);
@@ -384,8 +423,12 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         decided = decide(setups, receivedSeconds);
         for (label r = 1; r < n; ++r)
         {
-            OPstream to(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
-            to << decided;
+            UOPstream::write
+            (
+                UPstream::commsTypes::scheduled, r,
+                reinterpret_cast<const char*>(&decided), sizeof(decided),
+                groupTag, comm_
+            );
         }
     }
     else
@@ -404,10 +447,9 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
             reinterpret_cast<const char*>(message.data()),
             message.size()*sizeof(int), groupTag, comm_
         );
-        IPstream from(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
-        from >> decided;
+        waitWithoutSpinning(reinterpret_cast<char*>(&decided), sizeof(decided));
     }
-    return decided;
+    return decided != 0;
 }
 
 
