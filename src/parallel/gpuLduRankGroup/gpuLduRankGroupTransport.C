@@ -338,11 +338,13 @@ void Foam::gpuLduRankGroup::receiveReply
 
 bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
 {
-    // A rank's set-up: its size in ints, then its ints (gpuLdu::packRankSetup)
-    // as raw bytes; the owner receives every rank's at once (the transfers
-    // side by side) straight into a buffer of its size, and unpacks them and
-    // decides on threads of its own (onHostThreads) while the other ranks
-    // wait for its decision without spinning: their cores are the threads'
+    // A rank's set-up (its ints: gpuLdu::packRankSetup) in host memory the
+    // group's ranks share, made by the rank (a SharedHostBuffer); through MPI
+    // only its size and the buffer's handle. The owner maps each rank's and
+    // unpacks it in place, the ranks a thread each (onHostThreads: no copy by
+    // MPI, no receive buffer), then decides, on threads too, while the other
+    // ranks wait for its decision without spinning: their cores are the
+    // threads'. A rank keeps its buffer until the decision.
     int decided = 0;
     if (owner())
     {
@@ -350,37 +352,28 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         std::vector<rankSetup> setups(n);
         setups[0] = std::move(mine);
         const auto start = std::chrono::steady_clock::now();
-        std::vector<std::vector<int>> messages(n);
+        std::vector<std::int64_t> sizes(n, 0);
+        std::vector<std::string> handles(n);
         for (label r = 1; r < n; ++r)
         {
-            std::int64_t size = 0;
+            SetupHandle at;
             UIPstream::read
             (
                 UPstream::commsTypes::scheduled, r,
-                reinterpret_cast<char*>(&size), sizeof(size), groupTag, comm_
+                reinterpret_cast<char*>(&at), sizeof(at), groupTag, comm_
             );
-            if (size < 0 || size > std::numeric_limits<std::streamsize>::max()/4)
+            if (at.size < 0 || at.size > std::numeric_limits<std::streamsize>::max()/4)
             {
                 FatalErrorInFunction
                     << "rank " << ranks_[r] << " of the group announced a set-up"
-                    << " message of " << size << " ints" << abort(FatalError);
+                    << " of " << at.size << " ints" << abort(FatalError);
             }
-            gpuLdu::reserveOnHugePages(messages[r], size);
-            messages[r].resize(size);
+            at.handle[sizeof(at.handle) - 1] = '\0';
+            sizes[r] = at.size;
+            handles[r] = at.handle;
         }
-        const label firstRequest = UPstream::nRequests();
-        for (label r = 1; r < n; ++r)
-        {
-            UIPstream::read
-            (
-                UPstream::commsTypes::nonBlocking, r,
-                reinterpret_cast<char*>(messages[r].data()),
-                messages[r].size()*sizeof(int), groupTag, comm_
-            );
-        }
-        UPstream::waitRequests(firstRequest);
-        // the time spent reading the messages once they are in (the rest is
-        // waiting for them and their transfer)
+        // the time spent reading the set-ups once every rank's is there (the
+        // rest is waiting for the ranks to pack them)
         const auto readStart = std::chrono::steady_clock::now();
         std::vector<std::string> errors(n);
         gpuLdu::onHostThreads
@@ -391,16 +384,20 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
                 const label r = i + 1;
                 try
                 {
+                    const gpuLdu::SharedHostBuffer message
+                    (
+                        handles[r], std::size_t(sizes[r] + 1)/2
+                    );
                     setups[r] = gpuLdu::unpackRankSetup
                     (
-                        messages[r].data(), messages[r].size()
+                        reinterpret_cast<const int*>(message.data()),
+                        std::size_t(sizes[r])
                     );
                 }
                 catch (const gpuLdu::Error& e)
                 {
                     errors[r] = e.what();
                 }
-                std::vector<int>().swap(messages[r]);
             }
         );
         for (label r = 1; r < n; ++r)
@@ -435,17 +432,44 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
     {
         std::vector<int> message;
         gpuLdu::packRankSetup(mine, message);
-        const std::int64_t size = message.size();
-        UOPstream::write
+        SetupHandle at;
+        at.size = message.size();
+        gpuLdu::SharedHostBuffer shared;
+        try
+        {
+            shared = gpuLdu::SharedHostBuffer
+            (
+                gpuLdu::Executor::cpu, (message.size() + 1)/2
+            );
+            const std::string handle = shared.handle();
+            if (handle.size() >= sizeof(at.handle))
+            {
+                throw gpuLdu::Error
+                (
+                    "the handle " + handle + " of the shared set-up is longer"
+                    " than " + std::to_string(sizeof(at.handle) - 1)
+                  + " characters"
+                );
+            }
+            std::copy(handle.begin(), handle.end(), at.handle);
+        }
+        catch (const gpuLdu::Error& e)
+        {
+            FatalErrorInFunction
+                << "the set-up of rank " << ranks_[UPstream::myProcNo(comm_)]
+                << " for its group " << ranks_ << ": " << e.what()
+                << abort(FatalError);
+        }
+        std::copy
         (
-            UPstream::commsTypes::scheduled, 0,
-            reinterpret_cast<const char*>(&size), sizeof(size), groupTag, comm_
+            message.begin(), message.end(),
+            reinterpret_cast<int*>(shared.data())
         );
+        std::vector<int>().swap(message);
         UOPstream::write
         (
             UPstream::commsTypes::scheduled, 0,
-            reinterpret_cast<const char*>(message.data()),
-            message.size()*sizeof(int), groupTag, comm_
+            reinterpret_cast<const char*>(&at), sizeof(at), groupTag, comm_
         );
         waitWithoutSpinning(reinterpret_cast<char*>(&decided), sizeof(decided));
     }
