@@ -44,7 +44,7 @@ double* mapShared(int fd, std::size_t n)
 } // namespace
 
 
-SharedHostBuffer::SharedHostBuffer(Executor executor, std::size_t n)
+SharedHostBuffer::SharedHostBuffer(Executor executor, std::size_t n, int threads)
 :
     size_(n)
 {
@@ -79,6 +79,21 @@ SharedHostBuffer::SharedHostBuffer(Executor executor, std::size_t n)
 #ifdef GPULDU_WITH_CUDA
     if (executor == Executor::gpu)
     {
+        // every page mapped, a range of pages a thread (a write of the zero it holds): the
+        // page-locking then finds them mapped
+        const std::size_t pageBytes = std::size_t(sysconf(_SC_PAGESIZE));
+        const std::size_t nPages = (bytes + pageBytes - 1)/pageBytes;
+        const std::size_t perPart = std::size_t(1) << 12;
+        const int nParts = int((nPages + perPart - 1)/perPart);
+        volatile char* const first = reinterpret_cast<volatile char*>(data_);
+        onHostThreads(nParts, threads, [&](int part)
+        {
+            const std::size_t end = std::min(nPages, (std::size_t(part) + 1)*perPart);
+            for (std::size_t page = std::size_t(part)*perPart; page < end; ++page)
+            {
+                first[page*pageBytes] = 0;
+            }
+        });
         cudaPinnedRegister(data_, n);
         registered_ = true;
     }

@@ -88,10 +88,9 @@ int childReadsAndWrites(const std::string& handle, std::size_t n, double first, 
     }
 }
 
-void expectSharedBetweenProcesses(Executor executor)
+void expectSharedBetweenProcesses(Executor executor, std::size_t n = 300000, int threads = 1)
 {
-    const std::size_t n = 300000;
-    SharedHostBuffer made(executor, n);
+    SharedHostBuffer made(executor, n, threads);
     ASSERT_EQ(made.size(), n);
     ASSERT_FALSE(made.handle().empty());
     for (std::size_t k = 0; k < n; ++k)
@@ -128,6 +127,8 @@ TEST(SharedHostBuffer, PageLockedForTheGpuExecutor)
 {
     ASSERT_EQ(gpuUnavailableReason(), "");
     expectSharedBetweenProcesses(Executor::gpu);
+    // its pages mapped on threads before it is page-locked: several ranges of pages
+    expectSharedBetweenProcesses(Executor::gpu, std::size_t(5) << 20, 4);
 }
 #endif
 

@@ -143,41 +143,57 @@ void Foam::gpuLduRankGroup::sendToEach
 
 void Foam::gpuLduRankGroup::shareValues()
 {
-    // The owner's message to each rank: the shared values' handle, the
-    // group's sizes and the rank's places
-    gpuLdu::RankPlaces group;
+    // The owner's message to each rank (one raw message): the shared
+    // values' handle, the group's sizes and the rank's places. The owner
+    // makes the values on threads of its own (their pages mapped before they
+    // are page-locked) while the ranks wait for it without spinning
+    ValuesHandle message;
     try
     {
         if (owner())
         {
-            group.nCells = combined_.nCells();
-            group.nFaces = combined_.nFaces();
-            group.nTerms = combined_.termStart.back();
+            message.group.nCells = combined_.nCells();
+            message.group.nFaces = combined_.nFaces();
+            message.group.nTerms = combined_.termStart.back();
             shared_ = gpuLdu::SharedHostBuffer
             (
-                executor_, gpuLdu::sharedValuesSize(group)
+                executor_, gpuLdu::sharedValuesSize(message.group),
+                ranks_.size()
             );
+            const std::string handle = shared_.handle();
+            if (handle.size() >= sizeof(message.handle))
+            {
+                throw gpuLdu::Error
+                (
+                    "the handle " + handle + " of the shared values is longer"
+                    " than " + std::to_string(sizeof(message.handle) - 1)
+                  + " characters"
+                );
+            }
+            std::copy(handle.begin(), handle.end(), message.handle);
             places_ = gpuLdu::rankPlaces(combined_, 0);
             for (label r = 1; r < ranks_.size(); ++r)
             {
-                const gpuLdu::RankPlaces at = gpuLdu::rankPlaces(combined_, r);
-                OPstream to(UPstream::commsTypes::scheduled, r, 0, groupTag, comm_);
-                to  << string(shared_.handle()) << group.nCells << group.nFaces
-                    << group.nTerms << at.cell << at.nCells << at.face
-                    << at.nFaces << at.term << at.nTerms;
+                message.at = gpuLdu::rankPlaces(combined_, r);
+                UOPstream::write
+                (
+                    UPstream::commsTypes::scheduled, r,
+                    reinterpret_cast<const char*>(&message), sizeof(message),
+                    groupTag, comm_
+                );
             }
         }
         else
         {
-            IPstream from(UPstream::commsTypes::scheduled, 0, 0, groupTag, comm_);
-            string handle;
-            from
-                >> handle >> group.nCells >> group.nFaces >> group.nTerms
-                >> places_.cell >> places_.nCells >> places_.face
-                >> places_.nFaces >> places_.term >> places_.nTerms;
+            waitWithoutSpinning
+            (
+                reinterpret_cast<char*>(&message), sizeof(message)
+            );
+            message.handle[sizeof(message.handle) - 1] = '\0';
+            places_ = message.at;
             shared_ = gpuLdu::SharedHostBuffer
             (
-                handle, gpuLdu::sharedValuesSize(group)
+                message.handle, gpuLdu::sharedValuesSize(message.group)
             );
         }
     }
@@ -187,7 +203,7 @@ void Foam::gpuLduRankGroup::shareValues()
             << "the values of the ranks " << ranks_ << " that share a device: "
             << e.what() << abort(FatalError);
     }
-    values_ = gpuLdu::sharedValues(shared_.data(), group);
+    values_ = gpuLdu::sharedValues(shared_.data(), message.group);
 }
 
 
