@@ -20,8 +20,8 @@ Description
 \*---------------------------------------------------------------------------*/
 
 #include "gpuLduRankGroup.H"
-#include "IPstream.H"
-#include "OPstream.H"
+#include "UIPstream.H"
+#include "UOPstream.H"
 
 #include <algorithm>
 #include <cstdint>
@@ -41,6 +41,32 @@ static_assert
     std::is_same<Foam::label, int>::value,
     "the core's indices are int: 32-bit labels"
 );
+
+//- A shared buffer's handle into a raw message's field of N chars, ended by
+//  a zero; an Error naming what is shared where it does not fit
+template<std::size_t N>
+void putHandle(const std::string& handle, char (&field)[N], const char* of)
+{
+    if (handle.size() >= N)
+    {
+        throw gpuLdu::Error
+        (
+            "the handle " + handle + " of the shared " + of + " is longer"
+            " than " + std::to_string(N - 1) + " characters"
+        );
+    }
+    std::copy(handle.begin(), handle.end(), field);
+    field[handle.size()] = '\0';
+}
+
+//- The handle in a received message's field (its last char made a zero,
+//  whatever came)
+template<std::size_t N>
+std::string takeHandle(char (&field)[N])
+{
+    field[N - 1] = '\0';
+    return field;
+}
 
 } // End anonymous namespace
 
@@ -160,17 +186,7 @@ void Foam::gpuLduRankGroup::shareValues()
                 executor_, gpuLdu::sharedValuesSize(message.group),
                 ranks_.size()
             );
-            const std::string handle = shared_.handle();
-            if (handle.size() >= sizeof(message.handle))
-            {
-                throw gpuLdu::Error
-                (
-                    "the handle " + handle + " of the shared values is longer"
-                    " than " + std::to_string(sizeof(message.handle) - 1)
-                  + " characters"
-                );
-            }
-            std::copy(handle.begin(), handle.end(), message.handle);
+            putHandle(shared_.handle(), message.handle, "values");
             places_ = gpuLdu::rankPlaces(combined_, 0);
             for (label r = 1; r < ranks_.size(); ++r)
             {
@@ -189,11 +205,11 @@ void Foam::gpuLduRankGroup::shareValues()
             (
                 reinterpret_cast<char*>(&message), sizeof(message)
             );
-            message.handle[sizeof(message.handle) - 1] = '\0';
             places_ = message.at;
             shared_ = gpuLdu::SharedHostBuffer
             (
-                message.handle, gpuLdu::sharedValuesSize(message.group)
+                takeHandle(message.handle),
+                gpuLdu::sharedValuesSize(message.group)
             );
         }
     }
@@ -384,9 +400,8 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
                     << "rank " << ranks_[r] << " of the group announced a set-up"
                     << " of " << at.size << " ints" << abort(FatalError);
             }
-            at.handle[sizeof(at.handle) - 1] = '\0';
             sizes[r] = at.size;
-            handles[r] = at.handle;
+            handles[r] = takeHandle(at.handle);
         }
         // the time spent reading the set-ups once every rank's is there (the
         // rest is waiting for the ranks to pack them)
@@ -457,17 +472,7 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
             (
                 gpuLdu::Executor::cpu, (message.size() + 1)/2
             );
-            const std::string handle = shared.handle();
-            if (handle.size() >= sizeof(at.handle))
-            {
-                throw gpuLdu::Error
-                (
-                    "the handle " + handle + " of the shared set-up is longer"
-                    " than " + std::to_string(sizeof(at.handle) - 1)
-                  + " characters"
-                );
-            }
-            std::copy(handle.begin(), handle.end(), at.handle);
+            putHandle(shared.handle(), at.handle, "set-up");
         }
         catch (const gpuLdu::Error& e)
         {
