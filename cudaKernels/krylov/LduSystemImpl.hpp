@@ -189,7 +189,13 @@ private:
 public:
     explicit LduSystemImpl(const LduAddressingView& addr)
     :
-        A_(addr),
+        LduSystemImpl(addr, FacesOnBackend<B>(addr))
+    {}
+
+    //- The same, from the faces already on the backend
+    LduSystemImpl(const LduAddressingView& addr, const FacesOnBackend<B>& faces)
+    :
+        A_(addr, faces),
         precon_(A_),
         ldu_(addr.nCells + 2*addr.nFaces),
         products_(A_),

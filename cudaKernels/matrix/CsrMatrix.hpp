@@ -208,6 +208,27 @@ struct PermuteValues
 
 } // namespace detail
 
+//- A level's faces, (lower, upper) cells, on the backend: uploaded once for all that build from
+//  them (the level's CSR pattern, the coarsening steps to and from the level)
+template<class B>
+struct FacesOnBackend
+{
+    typename B::template Vector<int> lower;
+    typename B::template Vector<int> upper;
+
+    explicit FacesOnBackend(const LduAddressingView& addr)
+    {
+        if (addr.nCells < 0 || addr.nFaces < 0 || (addr.nFaces > 0 && (!addr.lower || !addr.upper)))
+        {
+            throw Error("gpuLdu: invalid LDU addressing sizes");
+        }
+        lower.resize(addr.nFaces);
+        upper.resize(addr.nFaces);
+        B::upload(ptr(lower), addr.lower, addr.nFaces);
+        B::upload(ptr(upper), addr.upper, addr.nFaces);
+    }
+};
+
 template<class B>
 struct CsrMatrix
 {
@@ -236,19 +257,18 @@ struct CsrMatrix
     //  (checkAddressing)
     explicit CsrMatrix(const LduAddressingView& addr)
     :
+        CsrMatrix(addr, FacesOnBackend<B>(addr))
+    {}
+
+    //- The same, from the faces already on the backend
+    CsrMatrix(const LduAddressingView& addr, const FacesOnBackend<B>& faces)
+    :
         nRows(addr.nCells),
         nFaces(addr.nFaces)
     {
-        if (addr.nCells < 0 || addr.nFaces < 0 || (addr.nFaces > 0 && (!addr.lower || !addr.upper)))
-        {
-            throw Error("gpuLdu: invalid LDU addressing sizes");
-        }
         const int n = nnz();
-
-        Vector<int> lower(nFaces);
-        Vector<int> upper(nFaces);
-        B::upload(ptr(lower), addr.lower, nFaces);
-        B::upload(ptr(upper), addr.upper, nFaces);
+        const Vector<int>& lower = faces.lower;
+        const Vector<int>& upper = faces.upper;
 
         Vector<std::int64_t> key(n);
         Vector<int> colOfEntry(n);

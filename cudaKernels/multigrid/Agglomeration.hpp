@@ -19,6 +19,7 @@
 #define GPULDU_AGGLOMERATION_HPP
 
 #include "backend/Backend.hpp"
+#include "matrix/CsrMatrix.hpp"
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
@@ -313,6 +314,13 @@ public:
     //  or on the coarse face between its cells' coarse cells
     Agglomeration(const LduAddressingView& fine, const GamgLevelView& level)
     :
+        Agglomeration(fine, level, FacesOnBackend<B>(fine), FacesOnBackend<B>(level.coarse))
+    {}
+
+    //- The same, with the fine and the coarse level's faces already on the backend
+    Agglomeration(const LduAddressingView& fine, const GamgLevelView& level, const FacesOnBackend<B>& fineFaces,
+                  const FacesOnBackend<B>& coarseFaces)
+    :
         nFine_(fine.nCells),
         nCoarse_(level.coarse.nCells),
         nCoarseFaces_(level.coarse.nFaces)
@@ -335,17 +343,12 @@ public:
             throw bad("cell " + std::to_string(badCell) + " restricts to " + std::to_string(valueAt(restrictAddressing_, badCell)));
         }
         Vector<int> fr = toBackend(level.faceRestrictAddressing, nF);
+        const int badFace = firstWhere<B>(nF, detail::FaceMisplaced{
+            r, ptr(fr), ptr(fineFaces.lower), ptr(fineFaces.upper), ptr(coarseFaces.lower), ptr(coarseFaces.upper),
+            nCoarseFaces_});
+        if (badFace < nF)
         {
-            const Vector<int> fineLower = toBackend(fine.lower, nF);
-            const Vector<int> fineUpper = toBackend(fine.upper, nF);
-            const Vector<int> coarseLower = toBackend(level.coarse.lower, nCoarseFaces_);
-            const Vector<int> coarseUpper = toBackend(level.coarse.upper, nCoarseFaces_);
-            const int badFace = firstWhere<B>(nF, detail::FaceMisplaced{
-                r, ptr(fr), ptr(fineLower), ptr(fineUpper), ptr(coarseLower), ptr(coarseUpper), nCoarseFaces_});
-            if (badFace < nF)
-            {
-                throw bad("face " + std::to_string(badFace) + " restricts to " + std::to_string(valueAt(fr, badFace)));
-            }
+            throw bad("face " + std::to_string(badFace) + " restricts to " + std::to_string(valueAt(fr, badFace)));
         }
 
         Vector<int> key(restrictAddressing_);

@@ -334,13 +334,17 @@ public:
             throw Error("gpuLdu: GAMG needs at least one coarse level (OpenFOAM: \"No coarse levels "
                         "created, either matrix too small for GAMG or nCellsInCoarsestLevel too large\")");
         }
-        systems_.push_back(std::make_unique<Level>(fine));
+        // each level's faces uploaded once, for its CSR pattern and the steps on either side
+        FacesOnBackend<B> finerFaces(fine);
+        systems_.push_back(std::make_unique<Level>(fine, finerFaces));
         LduAddressingView finer = fine;
         for (const GamgLevelView& level : levels)
         {
-            steps_.emplace_back(finer, level);
-            systems_.push_back(std::make_unique<Level>(level.coarse));
+            FacesOnBackend<B> coarseFaces(level.coarse);
+            steps_.emplace_back(finer, level, finerFaces, coarseFaces);
+            systems_.push_back(std::make_unique<Level>(level.coarse, coarseFaces));
             finer = level.coarse;
+            finerFaces = std::move(coarseFaces);
         }
         smoothers_.resize(systems_.size());
         for (int k = 0; k < nCoarse(); ++k)

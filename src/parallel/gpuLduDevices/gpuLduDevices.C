@@ -40,10 +40,51 @@ Foam::label positiveFromEnv(const char* name)
     return Foam::label(value);
 }
 
+//- Whether this process is its node's first rank, by the launcher's
+//  environment (Open MPI, MPICH and Intel MPI, Slurm); one without it runs
+//  alone. The node's first rank is the first of device 0's group (the local
+//  ranks are numbered as placeRanks numbers them: by rank)
+bool firstOfNode()
+{
+    for
+    (
+        const char* name
+      : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}
+    )
+    {
+        const char* text = std::getenv(name);
+        if (text && *text)
+        {
+            return std::string(text) == "0";
+        }
+    }
+    return true;
+}
+
 //- CUDA's initialisation, begun when the library is loaded (the thread
-//  touches CUDA only; a second call waits for the driver's first)
-std::future<std::string> cudaInitialisation =
-    std::async(std::launch::async, [] { return gpuLdu::gpuUnavailableReason(); });
+//  touches CUDA only; a second call waits for the driver's first). The
+//  node's first rank also makes device 0's context there (0.1-0.2 s), while
+//  the case loads: it is the one that solves on device 0 with executor gpu,
+//  alone or for its group (select); with executor cpu the context stays
+//  unused. An error here is left to select's own call to report
+std::future<std::string> cudaInitialisation = std::async
+(
+    std::launch::async,
+    []
+    {
+        const std::string reason = gpuLdu::gpuUnavailableReason();
+        if (reason.empty() && firstOfNode())
+        {
+            try
+            {
+                gpuLdu::useDevice(0);
+            }
+            catch (const gpuLdu::Error&)
+            {}
+        }
+        return reason;
+    }
+);
 
 } // End anonymous namespace
 
