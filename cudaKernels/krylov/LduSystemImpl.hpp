@@ -344,17 +344,7 @@ public:
         B::upload(ptr(dcRows_), c.rows.data(), nRows);
         B::upload(ptr(dcStart_), c.start.data(), nRows + 1);
         B::upload(ptr(dcCols_), c.cols.data(), c.cols.size());
-        std::vector<int> rowStart(n() + 1, 0);
-        for (int j = 0; j < nRows; ++j)
-        {
-            rowStart[c.rows[j] + 1] = c.start[j + 1] - c.start[j];
-        }
-        for (int i = 0; i < n(); ++i)
-        {
-            rowStart[i + 1] += rowStart[i];
-        }
-        dcRowStart_.resize(n() + 1);
-        B::upload(ptr(dcRowStart_), rowStart.data(), rowStart.size());
+        interfaceRowStarts<B>(ptr(dcRows_), ptr(dcStart_), nRows, n(), dcRowStart_);
     }
 
     //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty)

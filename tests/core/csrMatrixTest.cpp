@@ -91,6 +91,38 @@ TYPED_TEST(CsrMatrixTest, EmptyRowsAndNoFaces)
     checkAgainstDense<TypeParam>(p);
 }
 
+//- A level's faces on the backend are its addressing, whatever their length: on the GPU the
+//  lists above 32 MB go through page-locked chunks of 16 MB in turn (GpuBackend::uploadBytes:
+//  here 2.4 chunks each, the last one partly filled), the shorter ones straight; and the CSR
+//  pattern built from them is the one built from the host's addressing
+TYPED_TEST(CsrMatrixTest, FacesOnTheBackendAreTheAddressing)
+{
+    using B = TypeParam;
+    for (const int nFaces : {0, 1000, 10000003})
+    {
+        std::vector<int> lower(nFaces);
+        std::vector<int> upper(nFaces);
+        for (int f = 0; f < nFaces; ++f)
+        {
+            lower[f] = f/3;
+            upper[f] = f/3 + 1 + f%3;
+        }
+        const LduAddressingView addr{nFaces/3 + 3, nFaces, lower.data(), upper.data()};
+        const FacesOnBackend<B> faces(addr);
+        const thrust::host_vector<int> l(faces.lower);
+        const thrust::host_vector<int> u(faces.upper);
+        EXPECT_TRUE(std::equal(lower.begin(), lower.end(), l.begin()) && l.size() == lower.size()) << nFaces;
+        EXPECT_TRUE(std::equal(upper.begin(), upper.end(), u.begin()) && u.size() == upper.size()) << nFaces;
+        if (nFaces <= 1000)
+        {
+            const CsrMatrix<B> fromHost(addr);
+            const CsrMatrix<B> fromFaces(addr, faces);
+            EXPECT_TRUE(thrust::host_vector<int>(fromHost.col) == thrust::host_vector<int>(fromFaces.col));
+            EXPECT_TRUE(thrust::host_vector<int>(fromHost.lduIndex) == thrust::host_vector<int>(fromFaces.lduIndex));
+        }
+    }
+}
+
 //- The sort-based transpose of a general (rectangular, unsymmetric) pattern against the
 //  definition: entry (i, j) of A is entry (j, i) of A^T, rows of A^T by ascending column.
 TYPED_TEST(CsrMatrixTest, TransposeOfAGeneralPattern)
