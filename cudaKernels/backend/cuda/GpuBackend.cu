@@ -431,82 +431,25 @@ bool direct(const double* host, std::size_t n)
 //  9 GB/s, a sixth of what the link to the device then carries from page-locked memory (H100:
 //  256 MB copied in 28 ms, sent in 5 ms), so large copies are split over a few threads
 //  (4 threads: 256 MB in 16 ms, copy and transfer together).
-void hostCopyBytes(char* to, const char* from, std::size_t n)
+void hostCopy(double* to, const double* from, std::size_t n)
 {
-    constexpr std::size_t perThread = std::size_t(8) << 20;
+    constexpr std::size_t perThread = std::size_t(1) << 20;
     const std::size_t nThreads = std::min<std::size_t>({4, std::max(1u, std::thread::hardware_concurrency()),
                                                         std::max<std::size_t>(1, n/perThread)});
     std::vector<std::thread> threads;
     for (std::size_t t = 1; t < nThreads; ++t)
     {
         const std::size_t first = n*t/nThreads, last = n*(t + 1)/nThreads;
-        threads.emplace_back([=] { std::memcpy(to + first, from + first, last - first); });
+        threads.emplace_back([=] { std::memcpy(to + first, from + first, (last - first)*sizeof(double)); });
     }
-    std::memcpy(to, from, n/nThreads);
+    std::memcpy(to, from, (n/nThreads)*sizeof(double));
     for (std::thread& thread : threads)
     {
         thread.join();
     }
 }
 
-void hostCopy(double* to, const double* from, std::size_t n)
-{
-    hostCopyBytes(reinterpret_cast<char*>(to), reinterpret_cast<const char*>(from), n*sizeof(double));
-}
-
-//- Two page-locked chunks for the large uploads from pageable memory, taken in turn: the host's
-//  threads fill one while the other's transfer runs. A pageable cudaMemcpy, staged by the
-//  driver, went at about 5 GB/s on the GPU host (36 ms for the 192 MB of faces of an 8M-cell
-//  mesh), where a copy by 4 of its cores into page-locked memory goes at about 20 GB/s and the
-//  transfer from it at about 50. Made at the first large upload on the process's device and
-//  kept for the process (a static's destructor may run after CUDA's teardown).
-struct StagingChunks
-{
-    static constexpr std::size_t bytes = std::size_t(16) << 20;
-    std::mutex mutex;
-    int device = -1;
-    char* chunk[2] = {nullptr, nullptr};
-    cudaEvent_t sent[2] = {};
-};
-
 } // namespace
-
-
-void GpuBackend::uploadBytes(void* device, const void* host, std::size_t bytes)
-{
-    static StagingChunks staging;
-    int current = -1;
-    GPULDU_CUDA_CHECK(cudaGetDevice(&current));
-    if (bytes < 2*StagingChunks::bytes || pageLocked(host) || (staging.device >= 0 && staging.device != current))
-    {
-        GPULDU_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
-        return;
-    }
-    const std::lock_guard<std::mutex> lock(staging.mutex);
-    if (staging.device < 0)
-    {
-        for (int k = 0; k < 2; ++k)
-        {
-            GPULDU_CUDA_CHECK(cudaMallocHost(&staging.chunk[k], StagingChunks::bytes));
-            GPULDU_CUDA_CHECK(cudaEventCreateWithFlags(&staging.sent[k], cudaEventDisableTiming));
-        }
-        staging.device = current;
-    }
-    char* to = static_cast<char*>(device);
-    const char* from = static_cast<const char*>(host);
-    int k = 0;
-    for (std::size_t at = 0; at < bytes; at += StagingChunks::bytes, k = 1 - k)
-    {
-        const std::size_t n = std::min(StagingChunks::bytes, bytes - at);
-        // the chunk's transfer before last done (an event not yet recorded is)
-        GPULDU_CUDA_CHECK(cudaEventSynchronize(staging.sent[k]));
-        hostCopyBytes(staging.chunk[k], from + at, n);
-        // on the default stream, as cudaMemcpy: after every earlier transfer and kernel
-        GPULDU_CUDA_CHECK(cudaMemcpyAsync(to + at, staging.chunk[k], n, cudaMemcpyHostToDevice, 0));
-        GPULDU_CUDA_CHECK(cudaEventRecord(staging.sent[k], 0));
-    }
-    GPULDU_CUDA_CHECK(cudaStreamSynchronize(0));
-}
 
 
 void GpuBackend::Workspace::upload(double* device, const Part* parts, std::size_t nParts)

@@ -134,13 +134,9 @@ struct GpuBackend
     {
         if (n)
         {
-            uploadBytes(device, host, n*sizeof(T));
+            GPULDU_CUDA_CHECK(cudaMemcpy(device, host, n*sizeof(T), cudaMemcpyHostToDevice));
         }
     }
-
-    //- A copy to the device, done when it returns (as cudaMemcpy's); a large one from pageable
-    //  memory through page-locked chunks
-    static void uploadBytes(void* device, const void* host, std::size_t bytes);
 
     template<class T>
     static void download(T* host, const T* device, std::size_t n)
