@@ -14,9 +14,6 @@
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <limits>
-#include <sstream>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <utility>
@@ -44,25 +41,6 @@ double* mapShared(int fd, std::size_t n)
     return p == MAP_FAILED ? nullptr : static_cast<double*>(p);
 }
 
-//- The host's memory available now (MemAvailable of /proc/meminfo) in bytes, the most a size_t
-//  holds where it is not known
-std::size_t availableMemory()
-{
-    std::ifstream meminfo("/proc/meminfo");
-    std::string line;
-    while (std::getline(meminfo, line))
-    {
-        std::istringstream fields(line);
-        std::string name;
-        std::size_t kiB = 0;
-        if (fields >> name >> kiB && name == "MemAvailable:")
-        {
-            return kiB << 10;
-        }
-    }
-    return std::numeric_limits<std::size_t>::max();
-}
-
 } // namespace
 
 
@@ -76,24 +54,19 @@ SharedHostBuffer::SharedHostBuffer(Executor executor, std::size_t n, int threads
     {
         throw systemError("cannot make a shared host buffer (memfd_create)", errno);
     }
-    // a host short of memory says so here, not by the OOM killer at a page's first write
-    const std::size_t available = availableMemory();
-    if (bytes > available)
+    // posix_fallocate returns the error; every page reserved now, so that a host short of memory
+    // says so here rather than by SIGBUS at a rank's first write
+    const int reserved = posix_fallocate(fd_, 0, off_t(bytes));
+    if (reserved != 0)
     {
         close(fd_);
         fd_ = -1;
-        throw Error
+        throw systemError
         (
             "cannot reserve " + std::to_string(bytes >> 20) + " MiB of host memory for the values"
-            " a rank group shares: " + std::to_string(available >> 20) + " MiB available"
+            " a rank group shares",
+            reserved
         );
-    }
-    if (ftruncate(fd_, off_t(bytes)) != 0)
-    {
-        const int error = errno;
-        close(fd_);
-        fd_ = -1;
-        throw systemError("cannot size a shared host buffer of " + std::to_string(bytes >> 20) + " MiB", error);
     }
     data_ = mapShared(fd_, n);
     if (!data_)
@@ -103,25 +76,24 @@ SharedHostBuffer::SharedHostBuffer(Executor executor, std::size_t n, int threads
         fd_ = -1;
         throw systemError("cannot map a shared host buffer", error);
     }
-    // every page made (zero) and mapped now, a range of pages a thread (a write of the zero it
-    // holds): posix_fallocate made them on one core, 60-115 ms for the 600 MB of an 8M-cell
-    // group; the page-locking then finds them mapped
-    const std::size_t pageBytes = std::size_t(sysconf(_SC_PAGESIZE));
-    const std::size_t nPages = (bytes + pageBytes - 1)/pageBytes;
-    const std::size_t perPart = std::size_t(1) << 12;
-    const int nParts = int((nPages + perPart - 1)/perPart);
-    volatile char* const first = reinterpret_cast<volatile char*>(data_);
-    onHostThreads(nParts, threads, [&](int part)
-    {
-        const std::size_t end = std::min(nPages, (std::size_t(part) + 1)*perPart);
-        for (std::size_t page = std::size_t(part)*perPart; page < end; ++page)
-        {
-            first[page*pageBytes] = 0;
-        }
-    });
 #ifdef GPULDU_WITH_CUDA
     if (executor == Executor::gpu)
     {
+        // every page mapped, a range of pages a thread (a write of the zero it holds): the
+        // page-locking then finds them mapped
+        const std::size_t pageBytes = std::size_t(sysconf(_SC_PAGESIZE));
+        const std::size_t nPages = (bytes + pageBytes - 1)/pageBytes;
+        const std::size_t perPart = std::size_t(1) << 12;
+        const int nParts = int((nPages + perPart - 1)/perPart);
+        volatile char* const first = reinterpret_cast<volatile char*>(data_);
+        onHostThreads(nParts, threads, [&](int part)
+        {
+            const std::size_t end = std::min(nPages, (std::size_t(part) + 1)*perPart);
+            for (std::size_t page = std::size_t(part)*perPart; page < end; ++page)
+            {
+                first[page*pageBytes] = 0;
+            }
+        });
         cudaPinnedRegister(data_, n);
         registered_ = true;
     }

@@ -26,9 +26,8 @@ namespace gpuLdu
 //  handle(), "/proc/<pid>/fd/<fd>" (the maker keeps the file open). A rank group's ranks write
 //  their values into the owner's buffer and read psi back from it, in parallel, with no copy by
 //  MPI; the maker's buffer is page-locked for executor gpu (cudaHostRegister) so that its system
-//  copies straight to and from it. Every page is made when the buffer is, and a buffer larger
-//  than the host's available memory is an Error then, not an OOM kill later. Failures throw
-//  Error.
+//  copies straight to and from it. Every page is reserved when made (posix_fallocate): too
+//  little memory is an Error then, not a bus error later. Failures throw Error.
 class SharedHostBuffer
 {
     double* data_ = nullptr;
@@ -39,10 +38,10 @@ class SharedHostBuffer
 public:
     SharedHostBuffer() = default;
 
-    //- Makes n doubles (zero), page-locked for executor gpu. Every page is made and mapped on up
-    //  to threads threads (onHostThreads) first: one page fault a 4 KiB page (the shared memory
-    //  takes no huge pages), most of what page-locking 600 MB took on one thread (0.15-0.23 s of
-    //  0.2-0.25 s; the pages once mapped, 20 ms)
+    //- Makes n doubles (zero), page-locked for executor gpu. Before it page-locks them, its
+    //  mapping of every page is made on up to threads threads (onHostThreads): one page fault a
+    //  4 KiB page (the shared memory takes no huge pages), most of what page-locking 600 MB
+    //  took on one thread (0.15-0.23 s of 0.2-0.25 s; the pages once mapped, 20 ms)
     SharedHostBuffer(Executor executor, std::size_t n, int threads = 1);
 
     //- Maps the n doubles of another process's buffer by its handle
