@@ -44,6 +44,19 @@ GPULDU_HD inline void storeRelaxed(double* p, double v)
 #endif
 }
 
+//- *p += v, the value before returned, where other threads of the same step add too: an atomic
+//  on the GPU; on the host a step runs one index at a time
+GPULDU_HD inline int fetchAdd(int* p, int v)
+{
+#ifdef GPULDU_DEVICE_PASS
+    return atomicAdd(p, v);
+#else
+    const int before = *p;
+    *p += v;
+    return before;
+#endif
+}
+
 //- Asks the cache for what p points to, ahead of its load (a hint only: nothing on the host)
 template<class T>
 GPULDU_HD inline void prefetchLine(const T* p)

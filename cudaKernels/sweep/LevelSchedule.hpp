@@ -4,19 +4,22 @@
 // it has none); all rows of one level are independent, so a sweep runs level by level, each
 // level one parallel step. Same for the upper graph, from the last row backwards.
 
-// On the backend: LevelSchedule, built from a system's CSR pattern there (the levels by passes of
-// relaxation, the rows sorted by level, each level cut into chunks for the one-launch sweep,
+// On the backend: LevelSchedule, built from a system's CSR pattern there (the levels one after
+// the other, each from the rows whose dependencies have theirs, the rows sorted by level, each level cut into chunks for the one-launch sweep,
 // GpuBackend::sweep), with the level offsets kept for the level-by-level twin (sweepByLevel).
 // On the host: HostLevelSchedule, the same schedule by one pass over the faces: the reference
-// the tests check the backend's against, and the build where the passes would be too many.
+// the tests check the backend's against, and the build where the levels would be too many.
 
 #ifndef GPULDU_LEVELSCHEDULE_HPP
 #define GPULDU_LEVELSCHEDULE_HPP
 
 #include "backend/Backend.hpp"
+#include "backend/MemoryOrder.hpp"
 #include "matrix/CsrMatrix.hpp"
 
+#include <thrust/copy.h>
 #include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/unique.h>
@@ -134,11 +137,7 @@ struct ChunkPair
 //- One pass of the levels' relaxation on a CSR pattern: level[r] = 1 + the highest level of r's
 //  dependencies (the columns of its row below r, or with upper above it), 0 where it has none;
 //  changed set where a level moved. Rows visited in the graph's order (upper: the last first):
-//  one pass on a sequential backend finds every level; in parallel a pass may read a level
-//  before its pass writes it (levels only grow towards the fixed point), so passes repeat
-//  until none moves one. With visit, only the rows marked there: a row whose level moves marks
-//  the rows that depend on it in next, the rows the pass after it visits (a row none of whose
-//  dependencies moved keeps its level).
+//  one pass on a sequential backend finds every level (the host's pass of findLevels).
 struct RelaxLevel
 {
     const int* rowStart;
@@ -147,16 +146,10 @@ struct RelaxLevel
     bool upper;
     int* level;
     int* changed;
-    const unsigned char* visit = nullptr;
-    unsigned char* next = nullptr;
 
     GPULDU_HD void operator()(int i) const
     {
         const int r = upper ? n - 1 - i : i;
-        if (visit && !visit[r])
-        {
-            return;
-        }
         int l = 0;
         for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
         {
@@ -171,12 +164,73 @@ struct RelaxLevel
         {
             level[r] = l;
             *changed = 1;
-            for (int k = rowStart[r]; next && k < rowStart[r + 1]; ++k)
+        }
+    }
+};
+
+//- Row r's number of dependencies
+struct CountDependencies
+{
+    const int* rowStart;
+    const int* col;
+    bool upper;
+    int* count;
+
+    GPULDU_HD void operator()(int r) const
+    {
+        int c = 0;
+        for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
+        {
+            c += isDependency(r, col[k], upper) ? 1 : 0;
+        }
+        count[r] = c;
+    }
+};
+
+struct IsZero
+{
+    GPULDU_HD bool operator()(int c) const
+    {
+        return c == 0;
+    }
+};
+
+//- Level l's rows (frontier, sizes[l % 3] of them: rows whose dependencies all have lower
+//  levels) take level l, and each row that depends on one of them counts one dependency fewer
+//  without a level: where none is left, its dependencies' highest level is l, so its level is
+//  l + 1: it joins next (sizes[(l + 1) % 3] of them, in no particular order: the rows are
+//  sorted by level afterwards). The three counts rotate: index 0 zeroes the one after next,
+//  which the step before read and the step after appends to.
+struct LevelOfFrontier
+{
+    const int* rowStart;
+    const int* col;
+    bool upper;
+    int l;
+    const int* frontier;
+    int* next;
+    int* sizes;
+    int* count;
+    int* level;
+
+    GPULDU_HD void operator()(int j) const
+    {
+        if (j == 0)
+        {
+            sizes[(l + 2) % 3] = 0;
+        }
+        if (j >= sizes[l % 3])
+        {
+            return;
+        }
+        const int r = frontier[j];
+        level[r] = l;
+        for (int k = rowStart[r]; k < rowStart[r + 1]; ++k)
+        {
+            const int s = col[k];
+            if (isDependency(s, r, upper) && fetchAdd(count + s, -1) == 1)
             {
-                if (isDependency(col[k], r, upper))
-                {
-                    next[col[k]] = 1;
-                }
+                next[fetchAdd(sizes + (l + 1) % 3, 1)] = s;
             }
         }
     }
@@ -272,40 +326,41 @@ private:
     //- Blocks of the one-launch sweep: -1 the default, 0 one launch per level
     int oneLaunchBlocks_ = -1;
 
-    //- Each row's level (RelaxLevel), from level all 0: passes on the backend until none moves
-    //  a level, or after `passes` of them one pass on the host in the graph's order. Each pass
-    //  after the first visits only the rows that a move in the pass before marked, and the
-    //  device is asked whether a pass moved any only every 16th pass (GAMG GaussSeidel's
-    //  schedules of a 16-level hierarchy at 8M cells: 327 -> 288 ms). A triangle of the 200^3
-    //  mesh, 598 levels, still takes 33-38 ms: by that time, about a pass a level
+    //- Each row's level: level by level on the backend (Kahn's: the rows without dependencies,
+    //  then those whose dependencies all have levels, LevelOfFrontier), or after `passes` levels
+    //  one pass on the host in the graph's order (RelaxLevel: for chains as long as a
+    //  one-dimensional mesh's). A step per level over every row (those beyond the level's count
+    //  stop at once), the device asked every 16th step whether a level is left: the levels'
+    //  relaxation before it took a pass over every row per level or more (33-38 ms a triangle of
+    //  the 200^3 mesh, 598 levels)
     static void findLevels(const CsrMatrix<B>& A, bool upper, typename B::template Vector<int>& level, int passes)
     {
         const int n = A.nRows;
         const int askEvery = B::executor == Executor::cpu ? 1 : 16;
-        typename B::template Vector<int> changed(1);
-        typename B::template Vector<unsigned char> visit(n);
-        typename B::template Vector<unsigned char> next(n);
-        thrust::fill(B::policy(), visit.begin(), visit.end(), 1);
-        for (int pass = 0; pass < passes; ++pass)
+        typename B::template Vector<int> count(n);
+        typename B::template Vector<int> rows[2] = {typename B::template Vector<int>(n),
+                                                    typename B::template Vector<int>(n)};
+        forEach<B>(0, n, detail::CountDependencies{ptr(A.rowStart), ptr(A.col), upper, ptr(count)});
+        const thrust::counting_iterator<int> first(0);
+        const int sizes0[3] = {
+            int(thrust::copy_if(B::policy(), first, first + n, count.begin(), rows[0].begin(), detail::IsZero{})
+              - rows[0].begin()),
+            0, 0};
+        typename B::template Vector<int> sizes(3);
+        B::upload(ptr(sizes), sizes0, 3);
+        int left = sizes0[0];
+        for (int l = 0; left > 0 && l < passes; ++l)
         {
-            const bool ask = pass % askEvery == askEvery - 1 || pass == passes - 1;
-            if (ask)
+            forEach<B>(0, n, detail::LevelOfFrontier{ptr(A.rowStart), ptr(A.col), upper, l, ptr(rows[l % 2]),
+                                                     ptr(rows[(l + 1) % 2]), ptr(sizes), ptr(count), ptr(level)});
+            if (l % askEvery == askEvery - 1 || l == passes - 1)
             {
-                thrust::fill(B::policy(), changed.begin(), changed.end(), 0);
+                B::download(&left, ptr(sizes) + (l + 1) % 3, 1);
             }
-            thrust::fill(B::policy(), next.begin(), next.end(), 0);
-            forEach<B>(0, n, detail::RelaxLevel{ptr(A.rowStart), ptr(A.col), n, upper, ptr(level), ptr(changed),
-                                                ptr(visit), ptr(next)});
-            visit.swap(next);
-            int moved = 1;
-            if (ask)
-            {
-                B::download(&moved, ptr(changed), 1);
-            }
-            if (!moved)
-            {
-                return;
-            }
+        }
+        if (left == 0)
+        {
+            return;
         }
         std::vector<int> rowStart(n + 1), col(A.nnz()), host(n);
         B::download(rowStart.data(), ptr(A.rowStart), n + 1);
@@ -370,16 +425,15 @@ private:
     }
 
 public:
-    //- The relaxation's passes on a parallel backend before the levels are found on the host
-    //  instead (one pass there, in the graph's order): a level's chain may take one pass a
-    //  level (the 200^3 cavity's 598 levels take a few hundred), a one-dimensional mesh's as
-    //  many as its cells
+    //- The levels found on a parallel backend before the rest are found on the host instead
+    //  (one pass there, in the graph's order): a step a level, and a one-dimensional mesh has
+    //  as many levels as cells (the 200^3 cavity 598)
     static constexpr int maxPasses = 2048;
 
     //- The schedule of a system's lower (forward sweep: row r after the columns of its row
     //  below it) or upper (backward sweep) triangle, from its CSR pattern on the backend (the
     //  host's one pass over the faces, HostLevelSchedule, gives the same schedule). passes: the
-    //  most passes of the levels' relaxation on the backend (tests: fewer, to take the host's)
+    //  most levels found on the backend (tests: fewer, to take the host's)
     LevelSchedule(const CsrMatrix<B>& A, bool upper, int passes = maxPasses)
     {
         const int n = A.nRows;
