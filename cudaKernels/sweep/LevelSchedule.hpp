@@ -5,8 +5,9 @@
 // level one parallel step. Same for the upper graph, from the last row backwards.
 
 // On the backend: LevelSchedule, built from a system's CSR pattern there (the levels one after
-// the other, each from the rows whose dependencies have theirs, the rows sorted by level, each level cut into chunks for the one-launch sweep,
-// GpuBackend::sweep), with the level offsets kept for the level-by-level twin (sweepByLevel).
+// the other, each from the rows whose dependencies have theirs; the rows sorted by level; each
+// level cut into chunks for the one-launch sweep, GpuBackend::sweep), with the level offsets
+// kept for the level-by-level twin (sweepByLevel).
 // On the host: HostLevelSchedule, the same schedule by one pass over the faces: the reference
 // the tests check the backend's against, and the build where the levels would be too many.
 
