@@ -41,16 +41,17 @@ struct PBiCG
 
         do
         {
-            const S sc{sums.values(), S::wArA(r.nIterations), sys.normFactor};
+            const int now = S::wArA(r.nIterations);
+            auto scalars = [&] { return S::at<B>(sums.values(), now, sys.normFactor); };
 
             // wA = M^-1 rA;  wT = M^-T rT;  wArT = wA.rT
             sys.M.apply(wA, rA);
             sys.M.applyT(wT, rT);
-            sums.sumInto(detail::Dot{wA, rT}, sc.now);
+            sums.sumInto(detail::Dot{wA, rT}, now);
 
             // pA = wA + beta*pA;  pT = wT + beta*pT
             const bool first = (r.nIterations == 0);
-            forEach<B>(0, n, detail::UpdateSearchDirections{wA, wT, pA, pT, sc, first});
+            forEach<B>(0, n, detail::UpdateSearchDirections{wA, wT, pA, pT, scalars(), first});
 
             // wA = A pA;  wT = A^T pT;  wApT = wA.pT
             sys.A.amul(wA, pA);
@@ -58,7 +59,7 @@ struct PBiCG
             sums.sumInto(detail::Dot{wA, pT}, S::wApA);
 
             // psi += alpha*pA;  rA -= alpha*wA;  rT -= alpha*wT (nothing where wApT is singular)
-            sums.sumInto(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, sc}, S::residualSum);
+            sums.sumInto(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, scalars()}, S::residualSum);
             if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
             {
                 break;

@@ -43,7 +43,8 @@ struct PBiCGStab
         double omega = 1;
         do
         {
-            const S sc{sums.values(), S::rA0rA(r.nIterations)};
+            const int now = S::rA0rA(r.nIterations);
+            auto scalars = [&] { return S::at<B>(sums.values(), now); };
             const bool first = (r.nIterations == 0);
             // OpenFOAM tests rA0.rA first, then omega; both stop the loop as singular, before any
             // update, so omega (known here) is tested first and rA0.rA after the half step
@@ -54,8 +55,8 @@ struct PBiCGStab
             }
 
             // rA0rA = rA0.rA;  pA = rA + beta*(pA - omega*AyA) (nothing where rA0rA is singular)
-            sums.sumInto(detail::Dot{rA0, rA}, sc.now);
-            forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, sc, first});
+            sums.sumInto(detail::Dot{rA0, rA}, now);
+            forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, scalars(), first});
 
             // yA = M^-1 pA;  AyA = A yA;  alpha = rA0.rA/rA0.AyA
             sys.M.apply(yA, pA);
@@ -63,15 +64,15 @@ struct PBiCGStab
             sums.sumInto(detail::Dot{rA0, AyA}, S::rA0AyA);
 
             // sA = rA - alpha*AyA, and the convergence test at the half step
-            sums.sumInto(detail::HalfStepResidual{rA, AyA, sA, sc}, sc.now + 1);
-            if (stepStops(sums, sc.now, 1.0, r, sys.normFactor))
+            sums.sumInto(detail::HalfStepResidual{rA, AyA, sA, scalars()}, now + 1);
+            if (stepStops(sums, now, 1.0, r, sys.normFactor))
             {
                 break;
             }
             if (r.nIterations + (c.halfStepCountsItself ? 1 : 0) >= c.minIter
              && (r.converged = isConverged(r.finalResidual, r.initialResidual, c)))
             {
-                forEach<B>(0, n, detail::AddScaled{yA, psi, sc});
+                forEach<B>(0, n, detail::AddScaled{yA, psi, scalars()});
                 ++r.nIterations;
                 return;
             }
@@ -83,7 +84,7 @@ struct PBiCGStab
             sums.sumInto(detail::Dot{tA, sA}, S::tAsA);
 
             // psi += alpha*yA + omega*zA;  rA = sA - omega*tA
-            sums.sumInto(detail::UpdateStab{yA, zA, sA, tA, psi, rA, sc}, S::residualSum);
+            sums.sumInto(detail::UpdateStab{yA, zA, sA, tA, psi, rA, scalars()}, S::residualSum);
             double omegaAndResidual[3];
             sums.fetch(S::tAtA, 3, omegaAndResidual);
             omega = omegaAndResidual[1]/omegaAndResidual[0];

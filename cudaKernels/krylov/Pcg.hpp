@@ -35,22 +35,23 @@ struct Pcg
 
         do
         {
-            const S sc{sums.values(), S::wArA(r.nIterations), sys.normFactor};
+            const int now = S::wArA(r.nIterations);
+            auto scalars = [&] { return S::at<B>(sums.values(), now, sys.normFactor); };
 
             // wA = M^-1 rA;  wArA = wA.rA
             sys.M.apply(wA, rA);
-            sums.sumInto(detail::Dot{wA, rA}, sc.now);
+            sums.sumInto(detail::Dot{wA, rA}, now);
 
             // pA = wA + beta*pA
             const bool first = (r.nIterations == 0);
-            forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, sc, first});
+            forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, scalars(), first});
 
             // wA = A pA;  wApA = wA.pA
             sys.A.amul(wA, pA);
             sums.sumInto(detail::Dot{wA, pA}, S::wApA);
 
             // psi += alpha*pA;  rA -= alpha*wA (nothing where wApA is singular)
-            sums.sumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, sc}, S::residualSum);
+            sums.sumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, scalars()}, S::residualSum);
             if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
             {
                 break;

@@ -93,10 +93,48 @@ struct NormFactorTerm
     }
 };
 
+//- The sums a Krylov loop's row steps read, as the backend keeps them: on the device each row reads
+//  them where they are (the kernels are launched before the host knows them); on the host a step
+//  holds their values (held), read once when it is made, so that its loop takes OpenFOAM's
+//  quotients once and not at every row (the compiler cannot hoist a value read through a pointer
+//  the loop might write through). The same quotients either way, to the bit.
+template<int N>
+struct HeldScalars
+{
+    const double* s;
+    double held[N];
+
+    GPULDU_HD double operator[](int k) const
+    {
+        return s ? s[k] : held[k];
+    }
+};
+
+//- The scalars at s, as a row step on backend B takes them (HeldScalars): read through s on the
+//  device, held on the host
+template<class B, int N>
+HeldScalars<N> scalarsFor(const double* s)
+{
+    HeldScalars<N> h{};
+    if constexpr (B::executor == Executor::cpu)
+    {
+        for (int k = 0; k < N; ++k)
+        {
+            h.held[k] = s[k];
+        }
+    }
+    else
+    {
+        h.s = s;
+    }
+    return h;
+}
+
 //- PCG's and PBiCG's sums as they stay on the device (DeviceScalars, krylov/KrylovSystem.hpp):
 //  wA.rA (PBiCG: wA.rT) of iteration k at wArA(k), the previous iteration's at the other of the
 //  two, wA.pA (PBiCG: wA.pT) at wApA and the residual sum right after it (stepStops reads the two
-//  together). beta and alpha are OpenFOAM's quotients, taken where they are used.
+//  together). beta and alpha are OpenFOAM's quotients, taken where they are used; a row step
+//  takes the scalars as they are when it is made (at).
 struct CgScalars
 {
     enum Slot : int
@@ -112,10 +150,16 @@ struct CgScalars
         return iteration % 2 == 0 ? wArAEven : wArAOdd;
     }
 
-    const double* s;
+    HeldScalars<3> s;
     //- wArA(k) of this iteration k
     int now;
     double normFactor;
+
+    template<class B>
+    static CgScalars at(const double* s, int now, double normFactor)
+    {
+        return {scalarsFor<B, 3>(s), now, normFactor};
+    }
 
     GPULDU_HD double beta() const
     {
@@ -236,9 +280,15 @@ struct StabScalars
         return iteration % 2 == 0 ? rA0rAEven : rA0rAOdd;
     }
 
-    const double* s;
+    HeldScalars<7> s;
     //- rA0rA(k) of this iteration k
     int now;
+
+    template<class B>
+    static StabScalars at(const double* s, int now)
+    {
+        return {scalarsFor<B, 7>(s), now};
+    }
 
     GPULDU_HD double alpha() const
     {

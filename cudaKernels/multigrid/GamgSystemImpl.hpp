@@ -337,13 +337,11 @@ public:
         // each level's faces uploaded once, for its CSR pattern and the steps on either side
         FacesOnBackend<B> finerFaces(fine);
         systems_.push_back(std::make_unique<Level>(fine, finerFaces));
-        LduAddressingView finer = fine;
-        for (const GamgLevelView& level : levels)
+        for (std::size_t k = 0; k < levels.size(); ++k)
         {
-            FacesOnBackend<B> coarseFaces(level.coarse);
-            steps_.emplace_back(finer, level, finerFaces, coarseFaces);
-            systems_.push_back(std::make_unique<Level>(level.coarse, coarseFaces));
-            finer = level.coarse;
+            FacesOnBackend<B> coarseFaces(levels[k].coarse);
+            steps_.emplace_back(k == 0 ? fine : levels[k - 1].coarse, levels[k], finerFaces, coarseFaces);
+            systems_.push_back(std::make_unique<Level>(levels[k].coarse, coarseFaces));
             finerFaces = std::move(coarseFaces);
         }
         smoothers_.resize(systems_.size());

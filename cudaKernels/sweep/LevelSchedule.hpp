@@ -439,7 +439,6 @@ public:
     {
         const int n = A.nRows;
         typename B::template Vector<int> level(n);
-        thrust::fill(level.begin(), level.end(), 0);
         findLevels(A, upper, level, passes);
 
         // rows by level, ascending within one (a stable sort of 0 .. n-1 by level)

@@ -181,7 +181,7 @@ private:
         const Coupling serial;
         const std::vector<int> onePart{0, rows_};
         DeviceScalars<Bench> sums(ws, serial, onePart);
-        const S sc{sums.values(), S::wArA(0), 1.0};
+        const S sc = S::at<Bench>(sums.values(), S::wArA(0), 1.0);
         row("PCG: w.r (sum, result to the host)", medianMs(20, [&]() {
             sums.gSum(detail::Dot{ptr(w), ptr(x_)}); }), rows_*16.0);
         row("PCG: w.r (sum kept on the device)", medianMs(20, [&]() {
