@@ -3,9 +3,11 @@
 # Everything for one call on the GPU machine (no OpenFOAM there), from the repo root with the
 # ignored folder .gpu carried (openfoam-runtime.tar.xz, platforms/{lib,bin} of the CUDA build):
 #   bash tests/gpu/run.sh
-# The runtime needs the tutorials' applications beside the default ones:
+# The runtime needs the tutorials' applications beside the default ones (laplacianFoam for step
+# h's zero-diagonal cases and step i, ansysToFoam for step i):
 #   OF_BINS="icoFoam simpleFoam pimpleFoam pisoFoam blockMesh foamDictionary checkMesh decomposePar
-#   reconstructPar renumberMesh potentialFoam dnsFoam boxTurb postProcess fluentMeshToFoam" \
+#   reconstructPar renumberMesh potentialFoam dnsFoam boxTurb postProcess fluentMeshToFoam
+#   laplacianFoam ansysToFoam" \
 #   ../shared/tools/pack-openfoam-runtime.sh .gpu
 # Steps: (a) core GoogleTests built with CUDA, (b) tests/integration/run.sh gpu and gamg.sh gpu,
 # (c) tests/integration/solverOptions.sh, (d) the cavity3D benchmark, native PCG vs PCGGPU, (e) the
