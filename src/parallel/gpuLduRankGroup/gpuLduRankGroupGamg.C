@@ -277,7 +277,10 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             bou.push_back(gamgTermBou_[k].data());
             intCoeffs.push_back(gamgTermInt_[k].data());
         }
+        // (their upload counts with the solve's)
+        const auto coeffsStart = std::chrono::steady_clock::now();
         gamg_->setDeviceCouplingCoeffs(bou, intCoeffs);
+        const double coeffsSeconds = secondsSince(coeffsStart);
         gamg_->setTimed(timed);
         // directSolveCoarsest: OpenFOAM's LU of the coarsest level with the
         // coefficients of its processor faces from this hand-over
@@ -304,8 +307,9 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             *this, nullptr, matrix.mesh().comm(), gamgLocalSums_
         );
         const std::vector<const gpuLdu::Coupling*> levels(nLevels, &group);
-        const gpuLdu::SolveResult result =
+        gpuLdu::SolveResult result =
             gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
+        result.uploadSeconds += coeffsSeconds;
         gamg_->setCoarsestSolver(nullptr);
         return result;
     };

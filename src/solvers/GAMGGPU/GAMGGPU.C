@@ -180,7 +180,8 @@ void Foam::GAMGGPU::logTimes
             << ", smoother set-up "
             << 1e3*times.smootherSetup << " ms, V-cycles "
             << 1e3*result.iterateSeconds << " ms, hand-over "
-            << 1e3*result.handOverSeconds << " ms" << endl;
+            << 1e3*result.handOverSeconds << " ms, coarse interfaces "
+            << 1e3*log.interfacesSeconds << " ms" << endl;
     }
     if (gpuLduSolver::debug >= 2 && !log.levelCells.empty())
     {
@@ -275,11 +276,13 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
 
     // Every level's interfaces and interface coefficients, as
     // GAMGSolver's constructor makes them (cyclic, processor, ...)
+    const auto interfacesStart = std::chrono::steady_clock::now();
     const gpuLduGamgCouplings couplings
     (
         agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
         interfaces_, cmpt
     );
+    log.interfacesSeconds = secondsSince(interfacesStart);
 
     // Decomposed, the ranks sharing a device as one hierarchy where they
     // can be (gpuLduRankGroup); else each rank its own
