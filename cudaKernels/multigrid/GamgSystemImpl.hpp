@@ -2,9 +2,8 @@
 // OpenFOAM's GAMG on a backend B (src/OpenFOAM/matrices/lduMatrix/solvers/GAMG/): a system per
 // level (the finest from the host's values, the coarse ones summed on the backend:
 // Agglomeration.hpp), a smoother on each (Smoothers.hpp: the classes of SmootherList.hpp), and
-// the V-cycle of GAMGSolverSolve.C with the correction scaling of
-// GAMGSolverScale.C and the interpolation of GAMGSolverInterpolate.C, step for step. Compiled
-// once per backend (instantiate/cpu/, instantiate/cuda/).
+// the V-cycle of GAMGSolverSolve.C with the correction scaling of GAMGSolverScale.C and the
+// interpolation of GAMGSolverInterpolate.C, step for step. Once per backend (instantiate/).
 
 #ifndef GPULDU_GAMGSYSTEMIMPL_HPP
 #define GPULDU_GAMGSYSTEMIMPL_HPP
@@ -118,7 +117,8 @@ class GamgSystemImpl : public GamgSystem
         level.amul(Acf, field, coupling);
         DeviceScalars<B> sums(level.workspace(), coupling, level.parts());
         sums.sumInto(detail::Dot{source, field}, detail::Dot{Acf, field}, 0);
-        forEach<B>(0, level.n(), detail::ScaleCorrection{sums.values(), source, Acf, diag(level), field});
+        forEach<B>(0, level.n(),
+                   detail::ScaleCorrection{detail::scalarsFor<B, 2>(sums.values()), source, Acf, diag(level), field});
     }
 
     //- GAMGSolver::interpolate on level k: psi = -(off-diagonal part of A psi, interfaces

@@ -18,6 +18,7 @@
 #ifndef GPULDU_SMOOTHERROWS_HPP
 #define GPULDU_SMOOTHERROWS_HPP
 
+#include "krylov/VectorOps.hpp"
 #include "sweep/WaitProtocol.hpp"
 
 namespace gpuLdu
@@ -209,10 +210,10 @@ GPULDU_HD inline double stabilise(double s, double small)
 
 //- GAMGSolver::scale's update: field = sf*field + (source - sf*Acf)/D, with
 //  sf = sums[0]/stabilise(sums[1], VSMALL) from the sums left on the backend (no wait for the
-//  host)
+//  host; on the host the step holds them, so sf is taken once and not at every row)
 struct ScaleCorrection
 {
-    const double* sums;
+    HeldScalars<2> sums;
     const double* source;
     const double* Acf;
     const double* D;
