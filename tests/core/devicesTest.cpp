@@ -121,14 +121,38 @@ TEST(SharedHostBuffer, WhatOneProcessWritesTheOtherReads)
     expectSharedBetweenProcesses(Executor::cpu);
 }
 
+//- A large buffer made on several threads: a file a thread (at least 16 MB each), mapped side by
+//  side, so that every value, across the files' boundaries, is the other process's too; a handle
+//  one of whose files is none is an Error that names it
+TEST(SharedHostBuffer, MadeOfAFileAThreadSideBySide)
+{
+    const std::size_t n = std::size_t(9) << 20;
+    expectSharedBetweenProcesses(Executor::cpu, n, 4);
+    SharedHostBuffer made(Executor::cpu, n, 4);
+    const std::string handle = made.handle();
+    EXPECT_EQ(std::count(handle.begin(), handle.end(), ','), 3) << "four files: " << handle;
+    const std::string broken = handle + ",99999";
+    try
+    {
+        SharedHostBuffer mapped(broken, n);
+        FAIL() << "mapped a handle with a file that is none";
+    }
+    catch (const Error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(broken), std::string::npos) << e.what();
+    }
+}
+
 #ifdef __CUDACC__
 // the CUDA build's tests run where a GPU is usable
 TEST(SharedHostBuffer, PageLockedForTheGpuExecutor)
 {
     ASSERT_EQ(gpuUnavailableReason(), "");
     expectSharedBetweenProcesses(Executor::gpu);
-    // its pages mapped on threads before it is page-locked: several ranges of pages
+    // its pages mapped on threads before it is page-locked: several ranges of pages; several
+    // files page-locked as one range
     expectSharedBetweenProcesses(Executor::gpu, std::size_t(5) << 20, 4);
+    expectSharedBetweenProcesses(Executor::gpu, std::size_t(9) << 20, 4);
 }
 #endif
 

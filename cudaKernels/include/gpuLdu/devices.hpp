@@ -21,27 +21,33 @@
 namespace gpuLdu
 {
 
-//- Doubles that the processes of one host share: the memory of an anonymous file (memfd_create,
-//  not bounded by /dev/shm's size) that one process makes and the others map through its
-//  handle(), "/proc/<pid>/fd/<fd>" (the maker keeps the file open). A rank group's ranks write
-//  their values into the owner's buffer and read psi back from it, in parallel, with no copy by
-//  MPI; the maker's buffer is page-locked for executor gpu (cudaHostRegister) so that its system
-//  copies straight to and from it. Every page is reserved when made (posix_fallocate): too
-//  little memory is an Error then, not a bus error later. Failures throw Error.
+//- Doubles that the processes of one host share: the memory of anonymous files (memfd_create,
+//  not bounded by /dev/shm's size), mapped one after the other into one range, that one process
+//  makes and the others map through its handle(), "/proc/<pid>/fd/<fd>,<fd>,..." (the maker keeps
+//  the files open). A rank group's ranks write their values into the owner's buffer and read psi
+//  back from it, in parallel, with no copy by MPI; the maker's buffer is page-locked for executor
+//  gpu (cudaHostRegister) so that its system copies straight to and from it. Every page is
+//  reserved when made (posix_fallocate): too little memory is an Error then, not a bus error
+//  later. Failures throw Error.
 class SharedHostBuffer
 {
     double* data_ = nullptr;
     std::size_t size_ = 0;
-    int fd_ = -1;
+    //- The bytes of address the files' mappings span from data_
+    std::size_t spanned_ = 0;
+    //- The maker's files, one a part of the range (none for a mapped buffer)
+    std::vector<int> files_;
     bool registered_ = false;
 
 public:
     SharedHostBuffer() = default;
 
-    //- Makes n doubles (zero), page-locked for executor gpu. Before it page-locks them, its
-    //  mapping of every page is made on up to threads threads (onHostThreads): one page fault a
-    //  4 KiB page (the shared memory takes no huge pages), most of what page-locking 600 MB
-    //  took on one thread (0.15-0.23 s of 0.2-0.25 s; the pages once mapped, 20 ms)
+    //- Makes n doubles (zero), page-locked for executor gpu, on up to threads threads
+    //  (onHostThreads): a file a thread, each reserved by its own (posix_fallocate zeroes the
+    //  pages of one file on one core, 5 GB/s: 115 ms for 600 MB; 16 files on 16 threads 14-24
+    //  ms), then every page mapped, a range of pages a thread, before they are page-locked (one
+    //  page fault a 4 KiB page, the shared memory takes no huge pages: 0.15-0.23 s of page-locking
+    //  600 MB on one thread; the pages once mapped, 20-30 ms)
     SharedHostBuffer(Executor executor, std::size_t n, int threads = 1);
 
     //- Maps the n doubles of another process's buffer by its handle
