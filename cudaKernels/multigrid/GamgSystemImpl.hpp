@@ -58,7 +58,7 @@ class GamgSystemImpl : public GamgSystem
     Vector<double> finestResidual_;
     Vector<double> scratch1_;
     Vector<double> scratch2_;
-    Vector<double> smootherWork_[2];
+    Vector<double> smootherWork_[3];
     Vector<double> interfaceSource_;
     //- Every level's device coupling coefficients on the backend, on their way to the levels
     //  (setDeviceCouplingCoeffs)
@@ -98,7 +98,7 @@ class GamgSystemImpl : public GamgSystem
     //- What a smoother of level k works with
     SmootherLevel<B> smootherLevel(int k)
     {
-        return SmootherLevel<B>{*systems_[k], coupling(k), {ptr(smootherWork_[0]), ptr(smootherWork_[1])},
+        return SmootherLevel<B>{*systems_[k], coupling(k), {ptr(smootherWork_[0]), ptr(smootherWork_[1]), ptr(smootherWork_[2])},
                                 ptr(interfaceSource_), symmetric_, &times_.sweepLevels, k > 0 || finestAsCorrection_};
     }
 
@@ -351,15 +351,11 @@ public:
             src_.emplace_back(systems_[k + 1]->n());
         }
         coarsest_ = std::make_unique<GamgCoarsest<B>>(levels.back().coarse);
-        const int n = fine.nCells;
-        Apsi_.resize(n);
-        finestCorrection_.resize(n);
-        finestResidual_.resize(n);
-        scratch1_.resize(n);
-        scratch2_.resize(n);
-        smootherWork_[0].resize(n);
-        smootherWork_[1].resize(n);
-        interfaceSource_.resize(n);
+        for (Vector<double>* v : {&Apsi_, &finestCorrection_, &finestResidual_, &scratch1_, &scratch2_, &smootherWork_[0],
+                                  &smootherWork_[1], &smootherWork_[2], &interfaceSource_})
+        {
+            v->resize(fine.nCells);
+        }
     }
 
     Executor executor() const override

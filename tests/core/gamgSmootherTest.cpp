@@ -166,11 +166,12 @@ inline void referenceSmooth(const LduProblem& p, GamgSmoother smoother, std::vec
 }
 
 //- The plugin's own smoothers from their definitions (multigrid/smoothers/L1Jacobi.hpp, Chebyshev.hpp), on the
-//  faces: l1Jacobi; Chebyshev in the three-term form of the Chebyshev polynomials' values
-//  c_k = T_k(sigma) (c_0 = 1, c_1 = sigma, c_{k+1} = 2 sigma c_k - c_{k-1}):
-//      x_1 = x_0 + r_0/theta,
-//      x_{k+1} = x_k + 2 c_k/(c_{k+1} delta) r_k + c_{k-1}/c_{k+1} (x_k - x_{k-1})
-//  with r_k = D^-1 (b - A x_k): another form of the same iteration than the one the solver runs.
+//  faces: l1Jacobi; Chebyshev, the fourth kind with Lottes' weights w, in its residual form, the
+//  residual carried from step to step rather than made from the iterate:
+//      r_0 = D^-1 (b - A x_0),   r_k = r_{k-1} - D^-1 A d_{k-1},
+//      d_0 = 4/(3 rho) r_0,   d_k = (2k - 1)/(2k + 3) d_{k-1} + (8k + 4)/((2k + 3) rho) r_k,
+//      x_m = x_0 + sum_k w_k d_k
+//  another form of the same iteration than the one the solver runs.
 //  floatValues: the sweeps' A (its products, D, l1Jacobi's norms) with its values rounded to
 //  float, as on a coarse level (Chebyshev's bound from A in double, the interfaces' coefficients
 //  in double).
@@ -230,29 +231,29 @@ inline void referenceJacobiSmooth(const LduProblem& p, GamgSmoother smoother, st
     {
         beta = std::max(beta, 1 + offMag[c]/std::abs(p.diag[c]));
     }
-    const double alpha = ChebyshevCoefficients::lowerFraction*beta;
-    const double theta = (beta + alpha)/2, delta = (beta - alpha)/2, sigma = theta/delta;
-    double cPrev = 1, c = sigma;
-    std::vector<double> xPrev = psi;
+    const std::vector<double> w = ChebyshevWeights::of(nSweeps);
+    std::vector<double> r = residual(psi), d(n, 0.0), x = psi;
+    for (int i = 0; i < n; ++i)
+    {
+        r[i] /= sweepMatrix.diag[i];
+    }
     for (int k = 0; k < nSweeps; ++k)
     {
-        std::vector<double> r = residual(psi);
-        const double cNext = 2*sigma*c - cPrev;
-        for (int i = 0; i < n; ++i)
-        {
-            r[i] /= sweepMatrix.diag[i];
-            const double step = k == 0
-                ? r[i]/theta
-                : 2*c/(cNext*delta)*r[i] + cPrev/cNext*(psi[i] - xPrev[i]);
-            xPrev[i] = psi[i];
-            psi[i] += step;
-        }
         if (k > 0)
         {
-            cPrev = c;
-            c = cNext;
+            const std::vector<double> Ad = referenceAmul(sweepMatrix, d);
+            for (int i = 0; i < n; ++i)
+            {
+                r[i] -= Ad[i]/sweepMatrix.diag[i];
+            }
+        }
+        for (int i = 0; i < n; ++i)
+        {
+            d[i] = k == 0 ? 4/(3*beta)*r[i] : double(2*k - 1)/(2*k + 3)*d[i] + double(8*k + 4)/((2*k + 3)*beta)*r[i];
+            x[i] += w[std::size_t(k)]*d[i];
         }
     }
+    psi = x;
 }
 
 //- The problem with interface couplings between random pairs of cells added (cells on several
@@ -355,8 +356,9 @@ TYPED_TEST(GamgTest, ChebyshevDampsTheUpperSpectrum)
 {
     // the graph Laplacian of a 10^3 grid (off-diagonal -1, diagonal the number of neighbours):
     // a checkerboard is an eigenvector of D^-1 A with its largest eigenvalue 2, Gershgorin's
-    // bound. On A x = 0 the smoothed psi is the error: after 3 steps the checkerboard is down
-    // by the polynomial's value at beta, 1/T_3(sigma), and a smooth error barely changes
+    // bound rho. On A x = 0 the smoothed psi is the error: after 3 steps the checkerboard is
+    // scaled by the polynomial's value at rho, p(rho) (the steps on the eigenvalue alone: r_k =
+    // -rho y_k), a fifth or less, and a smooth error barely changes
     LduProblem p = poisson3D(10, 10, 10, 5);
     std::fill(p.upperCoeffs.begin(), p.upperCoeffs.end(), -1.0);
     std::fill(p.diag.begin(), p.diag.end(), 0.0);
@@ -385,14 +387,48 @@ TYPED_TEST(GamgTest, ChebyshevDampsTheUpperSpectrum)
         }
         return std::sqrt(s);
     };
-    const double sigma = (1 + ChebyshevCoefficients::lowerFraction)/(1 - ChebyshevCoefficients::lowerFraction);
-    const double T3 = 4*sigma*sigma*sigma - 3*sigma;
+    const double rho = 2;
+    const std::vector<double> w = ChebyshevWeights::of(3);
+    double y = 1, d = 0, pRho = 1;
+    for (int k = 0; k < 3; ++k)
+    {
+        const double r = -rho*y;
+        d = k == 0 ? 4/(3*rho)*r : double(2*k - 1)/(2*k + 3)*d + double(8*k + 4)/((2*k + 3)*rho)*r;
+        y += d;
+        pRho += w[std::size_t(k)]*d;
+    }
+    EXPECT_LT(std::abs(pRho), 0.25);
     std::vector<double> e = checkerboard;
     gamg.smoothFinest(GamgSmoother::named("Chebyshev"), e.data(), zero.data(), 3);
-    EXPECT_NEAR(norm(e), norm(checkerboard)/T3, 1e-9*norm(checkerboard));
+    EXPECT_NEAR(norm(e), std::abs(pRho)*norm(checkerboard), 1e-9*norm(checkerboard));
     e = smooth;
     gamg.smoothFinest(GamgSmoother::named("Chebyshev"), e.data(), zero.data(), 3);
     EXPECT_GT(norm(e), 0.5*norm(smooth));
+}
+
+//- Lottes' weights: one a step up to degree 16, rising from about 1 to about 1.5 (his table's
+//  shape), and 1 beyond it (the plain fourth kind)
+TEST(ChebyshevWeights, OneAStepRisingToTheLast)
+{
+    for (int m = 1; m <= ChebyshevWeights::maxDegree + 2; ++m)
+    {
+        const std::vector<double> w = ChebyshevWeights::of(m);
+        ASSERT_EQ(w.size(), std::size_t(m));
+        for (int k = 0; k < m; ++k)
+        {
+            if (m > ChebyshevWeights::maxDegree)
+            {
+                EXPECT_EQ(w[std::size_t(k)], 1.0) << "degree " << m;
+                continue;
+            }
+            EXPECT_GE(w[std::size_t(k)], 1.0) << "degree " << m << ", step " << k;
+            EXPECT_LT(w[std::size_t(k)], 1.52) << "degree " << m << ", step " << k;
+            if (k > 0)
+            {
+                EXPECT_GT(w[std::size_t(k)], w[std::size_t(k - 1)]) << "degree " << m << ", step " << k;
+            }
+        }
+    }
 }
 
 } // namespace gpuLdu::test

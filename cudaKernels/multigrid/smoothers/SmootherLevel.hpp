@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What a GAMG smoother works with on one level (GamgSystemImpl gives it): the level's system and
-// coupling, two work vectors and one for b' (each of the finest level's size, shared by the
+// coupling, three work vectors and one for b' (each of the finest level's size, shared by the
 // levels), whether the matrix is symmetric, the V-cycle's count of level-schedule steps, and
 // whether the level smooths a correction (every level but the finest).
 // A smoother class (smoothers/*.hpp, listed in multigrid/SmootherList.hpp) is default
@@ -23,7 +23,7 @@ struct SmootherLevel
 {
     LduSystemImpl<B>& system;
     const Coupling& coupling;
-    double* work[2];
+    double* work[3];
     double* interfaceSource;
     bool symmetric;
     long* sweepLevels;
