@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The test suites of tests/suites.list and their totals, for ./Alltest, tests/gpu/*.sh and the
-# scripts that add up other suites (tests/releases/openfoam14.sh, sanitizers.sh).
+# scripts that add up other suites (tests/releases/builtRelease.sh, sanitizers.sh).
 # Sourced, it defines:
 #   suiteList              the list's suites, one a line: name|executors|GPU steps|command, trimmed
 #   addTotals <log>        adds the log's last "<P> passed, <F> failed" to $passed and $failed;
@@ -59,7 +59,7 @@ stepCommands()
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-    [ $# -eq 2 ] || { echo "Usage: suites.sh <GPU script: run, openfoam14> <step letter>" >&2; exit 2; }
+    [ $# -eq 2 ] || { echo "Usage: suites.sh <GPU script: run, release> <step letter>" >&2; exit 2; }
     export executor=${executor:-gpu}
     commands=$(stepCommands "$1" "$2")
     [ -n "$commands" ] || { echo "suites.sh: no suite in step $2 of tests/gpu/$1.sh" >&2; exit 2; }

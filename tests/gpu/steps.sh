@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sourced by the GPU machine's scripts (run.sh, openfoam14.sh): their steps, each a command under
+# Sourced by the GPU machine's scripts (run.sh, release.sh): their steps, each a command under
 # its own time limit with its output in a log of $OUT, and the pass/fail table at the end. The
 # script sets steps (the letters to run, from GPU_STEPS) and OUT. A step's suites of
 # tests/suites.list run as `bash tests/suites.sh <script> <letter>`.
