@@ -21,8 +21,8 @@ namespace gpuLdu
 namespace
 {
 
-//- Every request starts with kind, product, phase
-constexpr int headerSize = 3;
+//- Every request starts with kind, product, phase, level
+constexpr int headerSize = 4;
 
 //- A rank's values start with their kind, when it arrived and the sizes of its eight parts
 constexpr int nValueParts = 8;
@@ -307,7 +307,10 @@ RankSetup unpackRankSetup(const int* message, std::size_t n)
 
 void encodeRequest(const GroupRequest& request, std::vector<double>& message)
 {
-    message.assign({double(request.kind), double(request.product), double(request.phase)});
+    message.assign
+    (
+        {double(request.kind), double(request.product), double(request.phase), double(request.level)}
+    );
     switch (request.kind)
     {
         case GroupRequestKind::sum:
@@ -315,7 +318,7 @@ void encodeRequest(const GroupRequest& request, std::vector<double>& message)
             message.push_back(request.value);
             break;
         case GroupRequestKind::product:
-            if (request.product != InterfaceProduct::rowSums)
+            if (productTakesX(request.product))
             {
                 message.insert(message.end(), request.x.begin(), request.x.end());
             }
@@ -338,15 +341,18 @@ GroupRequest decodeRequest(const double* message, int n)
     const int kind = int(message[0]);
     const int product = int(message[1]);
     const int phase = int(message[2]);
+    const double level = message[3];
     if (kind < 0 || kind > int(GroupRequestKind::maximum) || product < 0
-     || product > int(InterfaceProduct::rowSums) || phase < 0 || phase > 1)
+     || product > int(InterfaceProduct::magnitudes) || phase < 0 || phase > 1
+     || !(level >= 0 && level < 1024) || level != int(level))
     {
-        notARequest("kind, product, phase " + std::to_string(kind) + " " + std::to_string(product)
-            + " " + std::to_string(phase));
+        notARequest("kind, product, phase, level " + std::to_string(kind) + " "
+            + std::to_string(product) + " " + std::to_string(phase) + " " + std::to_string(level));
     }
     request.kind = GroupRequestKind(kind);
     request.product = InterfaceProduct(product);
     request.phase = InterfacePhase(phase);
+    request.level = int(level);
     const double* payload = message + headerSize;
     const int size = n - headerSize;
     switch (request.kind)
@@ -361,8 +367,8 @@ GroupRequest decodeRequest(const double* message, int n)
             break;
         case GroupRequestKind::product:
         {
-            // x and y (only y for row sums), as many of each
-            const bool hasX = request.product != InterfaceProduct::rowSums;
+            // x and y (only y for row sums and magnitudes), as many of each
+            const bool hasX = productTakesX(request.product);
             if (hasX && size % 2 != 0)
             {
                 notARequest("a product of " + std::to_string(size) + " values");

@@ -306,12 +306,29 @@ CombinedCoarsening combineCoarsening
 }
 
 
+bool HostPhases::any(InterfacePhase phase) const
+{
+    const std::vector<bool>& h = has[int(phase)];
+    return std::find(h.begin(), h.end(), true) != h.end();
+}
+
+
+HostPhases hostPhases(const CombinedLevel& level)
+{
+    HostPhases h;
+    h.cellStart = level.hostCellStart;
+    h.has[0] = level.hasPhase[0];
+    h.has[1] = level.hasPhase[1];
+    return h;
+}
+
+
 bool oneHierarchy(const std::vector<const CombinedLevel*>& levels)
 {
     return std::all_of
     (
         levels.begin(), levels.end(),
-        [](const CombinedLevel* c) { return !c->onHost && c->hostCells.empty(); }
+        [&](const CombinedLevel* c) { return c->onHost == levels.front()->onHost; }
     );
 }
 

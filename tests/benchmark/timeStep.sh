@@ -25,8 +25,11 @@
 # <run>+opt (nativeGAMG+opt too) has the lines of -options added to its p and pFinal
 # dictionaries (a keyword's effect in the same run, e.g. -runs "GAMGGPUChebyshev
 # GAMGGPUChebyshev+opt" -options "scaleCorrection false;").
+# With -gpus "G ..." (or G,G,...) each plugin run runs once for each G, as <run>-<G>gpu, on the host's first G
+# GPUs (CUDA_VISIBLE_DEVICES=0,...,G-1: the ranks of each GPU one group, the groups one system
+# or hierarchy together): 1 and 2 on a host of two GPUs give both in one call.
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
-#                    [-base DIR] [-options "keyword value; ..."]
+#                    [-base DIR] [-options "keyword value; ..."] [-gpus "G ..."]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
 # Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
 # the timer library in $GPULDU_LIBDIR (or platforms/lib), else wmake to build it.
@@ -39,7 +42,8 @@ executor=gpu
 runs="nativeGAMG nativePCG GAMGGPUChebyshev GAMGGPUGaussSeidel PCGGPUDIC"
 base=
 options=
-usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"]"
+gpus=
+usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"] [-gpus \"G ...\"]"
 while [ $# -gt 0 ]; do
     case "$1" in
         -sizes) sizes=$2; shift 2 ;;
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
         -runs) runs=$2; shift 2 ;;
         -base) base=$(cd "$2" && pwd) || exit 1; shift 2 ;;
         -options) options=$2; shift 2 ;;
+        -gpus) gpus=${2//,/ }; shift 2 ;;
         *) echo "$usage" >&2; exit 1 ;;
     esac
 done
@@ -68,6 +73,17 @@ if [ -n "$base" ]; then
     done
     runs=$withBase
 fi
+if [ -n "$gpus" ]; then
+    onGpus=
+    for r in $runs; do
+        case "$r" in native*) onGpus="$onGpus $r"; continue ;; esac
+        for g in $gpus; do
+            [[ $g =~ ^[1-9][0-9]*$ ]] || { echo "-gpus: '$g' is not a number of GPUs; $usage" >&2; exit 1; }
+            onGpus="$onGpus $r-${g}gpu"
+        done
+    done
+    runs=$onGpus
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -81,7 +97,8 @@ libDir=${GPULDU_LIBDIR:-$root/platforms/lib}
 if [ ! -f "$libDir/libgpuLduSolveTimer.so" ]; then
     (
         command -v wmake > /dev/null || . "$root/etc/build-env.sh"
-        cd "$here/solveTimer" && FOAM_USER_LIBBIN=$libDir wmake libso
+        # (objects of another release's build removed first: wmake keeps them by WM_OPTIONS only)
+        cd "$here/solveTimer" && rm -rf "Make/${WM_OPTIONS:?}" && FOAM_USER_LIBBIN=$libDir wmake libso
     ) > "$libDir/log.solveTimer" 2>&1 \
         || { echo "FAIL: building tests/benchmark/solveTimer: see $libDir/log.solveTimer" >&2; exit 1; }
 fi
@@ -102,7 +119,8 @@ solverDict()
 # writeFvSolution <case> <run>: p, pFinal and U of the run (tolerances of the tutorial)
 writeFvSolution()
 {
-    local p line exec="" u=PBiCGStab run=${2%@base}
+    local p line exec="" u=PBiCGStab run=${2%-[0-9]*gpu}
+    run=${run%@base}
     case "${run%+opt}" in
         nativeGAMG) p=GAMG; line="smoother        GaussSeidel;" ;;
         nativePCG) p=PCG; line="preconditioner  DIC;" ;;
@@ -128,8 +146,11 @@ writeFvSolution()
 # the log's end
 runCase()
 {
-    local dir=$1 log=$1/log.$2 status=0 libs='"libgpuLduSolveTimer.so"' path=$LD_LIBRARY_PATH
+    local dir=$1 log=$1/log.$2 status=0 libs='"libgpuLduSolveTimer.so"' path=$LD_LIBRARY_PATH g
+    local visible=${CUDA_VISIBLE_DEVICES-all}
     writeFvSolution "$dir" "$2"
+    # a run on the first G GPUs
+    case "$2" in *-[0-9]*gpu) g=${2##*-}; visible=$(seq -s, 0 $((${g%gpu} - 1))) ;; esac
     # a base run: the other build's plugin and core first on the library path
     case "$2" in *@base) path=$base:$LD_LIBRARY_PATH ;; esac
     case "$2" in native*) ;; *) libs='"libgpuLduSolvers.so" "libgpuLduSolveTimer.so"' ;; esac
@@ -148,10 +169,12 @@ runCase()
     esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2
     if [ "$np" -gt 1 ]; then
-        (cd "$dir" && LD_LIBRARY_PATH=$path mpirun --oversubscribe -np "$np" icoFoam -parallel > "$log" 2>&1) \
+        (cd "$dir" && { [ "$visible" = all ] || export CUDA_VISIBLE_DEVICES=$visible; } \
+            && LD_LIBRARY_PATH=$path mpirun --oversubscribe -np "$np" icoFoam -parallel > "$log" 2>&1) \
             || status=$?
     else
-        (cd "$dir" && LD_LIBRARY_PATH=$path icoFoam > "$log" 2>&1) || status=$?
+        (cd "$dir" && { [ "$visible" = all ] || export CUDA_VISIBLE_DEVICES=$visible; } \
+            && LD_LIBRARY_PATH=$path icoFoam > "$log" 2>&1) || status=$?
     fi
     if [ "$status" -ne 0 ] || ! grep -q '^End' "$log"; then
         echo "FAIL: $2 in $dir (exit $status); kept $work" >&2

@@ -152,7 +152,39 @@ TEST(RankGroup, PatchOrderForcesTheHost)
     EXPECT_EQ(c.hasPhase[int(InterfacePhase::late)], (std::vector<bool>{true, true}));
     EXPECT_EQ(patchPlaces(ranks[0].patchNeighbour, true), (std::vector<PatchPlace>(3,
         PatchPlace::late)));
-    EXPECT_FALSE(oneHierarchy({&c}));
+    // a hierarchy of such levels is one (every level's patches on the host alike); with a level
+    // whose patches are in the system it is not: its ranks' couplings would differ by level
+    EXPECT_TRUE(oneHierarchy({&c, &c}));
+    const CombinedLevel together = combineRanks({chain(2, {1}, {{1}}), chain(2, {0}, {{0}})});
+    EXPECT_FALSE(oneHierarchy({&together, &c}));
+    EXPECT_FALSE(oneHierarchy({&c, &together}));
+}
+
+//- A patch to a rank of another group (or a cyclic: hostPatch) beside the group's: the group's
+//  patch in the system, the other early or late by its place, its cells host cells; the levels
+//  one hierarchy
+TEST(RankGroup, HostPatchesBesideTheGroupsAreOneHierarchy)
+{
+    // rank 0: a host patch (cell 0), then its patch to rank 1 (cell 1); rank 1: its patch to
+    // rank 0 (cell 0), then a host patch (cell 1)
+    const std::vector<RankLevel> ranks =
+        {chain(2, {hostPatch, 1}, {{0}, {1}}), chain(2, {0, hostPatch}, {{0}, {1}})};
+    EXPECT_FALSE(keepsPatchesOnHost(ranks));
+    const CombinedLevel c = combineRanks(ranks);
+    EXPECT_FALSE(c.onHost);
+    EXPECT_EQ(c.couplings.nTerms(), 2);
+    EXPECT_EQ(c.hostCells, (ints{0, 3}));
+    EXPECT_EQ(c.hostCellStart, (ints{0, 1, 2}));
+    EXPECT_EQ(c.hasPhase[int(InterfacePhase::early)], (std::vector<bool>{true, false}));
+    EXPECT_EQ(c.hasPhase[int(InterfacePhase::late)], (std::vector<bool>{false, true}));
+    EXPECT_TRUE(oneHierarchy({&c, &c}));
+    // what the owner keeps of each level for its requests
+    const HostPhases h = hostPhases(c);
+    EXPECT_EQ(h.cellStart, c.hostCellStart);
+    EXPECT_TRUE(h.any(InterfacePhase::early));
+    EXPECT_TRUE(h.any(InterfacePhase::late));
+    EXPECT_FALSE(hostPhases(combineRanks({chain(2, {1}, {{1}}), chain(2, {0}, {{0}})}))
+        .any(InterfacePhase::early));
 }
 
 //- The two sides of a patch with different numbers of faces, different numbers of patches to
@@ -291,7 +323,7 @@ TEST(RankGroup, RequestsRoundTrip)
     sum.kind = GroupRequestKind::sum;
     sum.value = 2.5;
     encodeRequest(sum, message);
-    EXPECT_EQ(message, (std::vector<double>{0, 0, 0, 2.5}));
+    EXPECT_EQ(message, (std::vector<double>{0, 0, 0, 0, 2.5}));
     GroupRequest back = decodeRequest(message.data(), int(message.size()));
     EXPECT_EQ(back.kind, GroupRequestKind::sum);
     EXPECT_EQ(back.value, 2.5);
@@ -300,22 +332,35 @@ TEST(RankGroup, RequestsRoundTrip)
     product.kind = GroupRequestKind::product;
     product.product = InterfaceProduct::transposed;
     product.phase = InterfacePhase::late;
+    product.level = 3;
     product.x = {1, 2};
     product.y = {3, 4};
     encodeRequest(product, message);
-    EXPECT_EQ(message, (std::vector<double>{1, 1, 1, 1, 2, 3, 4}));
+    EXPECT_EQ(message, (std::vector<double>{1, 1, 1, 3, 1, 2, 3, 4}));
     back = decodeRequest(message.data(), int(message.size()));
     EXPECT_EQ(back.product, InterfaceProduct::transposed);
     EXPECT_EQ(back.phase, InterfacePhase::late);
+    EXPECT_EQ(back.level, 3);
     EXPECT_EQ(back.x, product.x);
     EXPECT_EQ(back.y, product.y);
 
-    product.product = InterfaceProduct::rowSums;
+    // GAMG's smoothers' residual takes x; the row sums and the magnitudes do not
+    product.product = InterfaceProduct::residual;
     encodeRequest(product, message);
-    EXPECT_EQ(message.size(), 5u);
+    EXPECT_EQ(message.size(), 8u);
     back = decodeRequest(message.data(), int(message.size()));
-    EXPECT_TRUE(back.x.empty());
-    EXPECT_EQ(back.y, product.y);
+    EXPECT_EQ(back.product, InterfaceProduct::residual);
+    EXPECT_EQ(back.x, product.x);
+    for (const InterfaceProduct withoutX : {InterfaceProduct::rowSums, InterfaceProduct::magnitudes})
+    {
+        product.product = withoutX;
+        encodeRequest(product, message);
+        EXPECT_EQ(message.size(), 6u);
+        back = decodeRequest(message.data(), int(message.size()));
+        EXPECT_EQ(back.product, withoutX);
+        EXPECT_TRUE(back.x.empty());
+        EXPECT_EQ(back.y, product.y);
+    }
 
     GroupRequest done;
     done.result.initialResidual = 1;
@@ -326,7 +371,7 @@ TEST(RankGroup, RequestsRoundTrip)
     done.result.iterateSeconds = 0.25;
     done.result.handOverSeconds = 0.5;
     encodeRequest(done, message);
-    EXPECT_EQ(int(message.size()), 13);
+    EXPECT_EQ(int(message.size()), 14);
     EXPECT_LE(int(message.size()), maxRequestSize(0));
     back = decodeRequest(message.data(), int(message.size()));
     EXPECT_EQ(back.kind, GroupRequestKind::done);
@@ -340,18 +385,25 @@ TEST(RankGroup, RequestsRoundTrip)
     // a done with more than the result (psi travels in the shared values)
     message.push_back(1);
     EXPECT_THROW(decodeRequest(message.data(), int(message.size())), std::runtime_error);
-    EXPECT_EQ(maxRequestSize(100), 203);
-    EXPECT_EQ(maxRequestSize(1), 13);
+    EXPECT_EQ(maxRequestSize(100), 204);
+    EXPECT_EQ(maxRequestSize(1), 14);
 }
 
 TEST(RankGroup, MalformedRequestsThrow)
 {
-    const std::vector<double> unknownKind{7, 0, 0, 1};
-    EXPECT_THROW(decodeRequest(unknownKind.data(), 4), std::runtime_error);
-    const std::vector<double> oddProduct{1, 0, 0, 1, 2, 3};
-    EXPECT_THROW(decodeRequest(oddProduct.data(), 6), std::runtime_error);
-    const std::vector<double> shortDone{2, 0, 0, 1};
-    EXPECT_THROW(decodeRequest(shortDone.data(), 4), std::runtime_error);
+    const std::vector<double> unknownKind{7, 0, 0, 0, 1};
+    EXPECT_THROW(decodeRequest(unknownKind.data(), 5), std::runtime_error);
+    const std::vector<double> unknownProduct{1, 5, 0, 0, 1, 2};
+    EXPECT_THROW(decodeRequest(unknownProduct.data(), 6), std::runtime_error);
+    const std::vector<double> oddProduct{1, 0, 0, 0, 1, 2, 3};
+    EXPECT_THROW(decodeRequest(oddProduct.data(), 7), std::runtime_error);
+    for (const double level : {-1.0, 0.5, 1e9})
+    {
+        const std::vector<double> badLevel{1, 0, 0, level, 1, 2};
+        EXPECT_THROW(decodeRequest(badLevel.data(), 6), std::runtime_error);
+    }
+    const std::vector<double> shortDone{2, 0, 0, 0, 1};
+    EXPECT_THROW(decodeRequest(shortDone.data(), 5), std::runtime_error);
     EXPECT_THROW(decodeRequest(shortDone.data(), 2), std::runtime_error);
     // a rank's values or reply where a request was due
     const std::vector<double> reply{double(MessageKind::reply), 1, 2, 3, 4};

@@ -63,20 +63,32 @@ done
 ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1e-06 "0.05 0"
 
 # processor patches on every level, with and without cyclics; symmetric and asymmetric; the
-# optional steps of the V-cycle (pre-smoothing, interpolation) across them; the 4 ranks as one
-# hierarchy, or each its own (cyclics; two groups with patches to each other)
+# optional steps of the V-cycle (pre-smoothing, interpolation) across them; the ranks of a device
+# as one hierarchy, also with cyclics and with patches to another device's group (their terms
+# each rank's own OpenFOAM interfaces on every level)
 decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
 decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam one
 decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam one
 SPLIT="4 1 1" decomposed "$(gamgCase cavity cavity-U-symGS-decomposed U symGaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one
-# (two pretended devices: with executor cpu only; on the GPU the devices are real)
-[ "$executor" = cpu ] && decomposed "$(gamgCase cavity cavity-p-twoGroups-decomposed 'p|pFinal' GaussSeidel)" icoFoam own 2
+# Two devices (a group each, their patches to each other each rank's on every level): executor
+# cpu pretends them; executor gpu runs them where the host has two GPUs. 4 ranks, and 6 (a group
+# of 3 each) on two devices and on two pretended nodes of one device: the unstructured elbow
+# split randomly, boxTurb16's cyclics (processorCyclic between ranks)
+if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
+    decomposed "$(gamgCase cavity cavity-p-twoGroups-decomposed 'p|pFinal' GaussSeidel)" icoFoam one 2
+    SPLIT=random decomposed "$(gamgCase cavity cavity-p-twoGroups-random-decomposed 'p|pFinal' DIC 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one 2
+    decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-twoGroups-decomposed p GaussSeidel)")" icoFoam one 2
+    RANKS=6 SPLIT=random decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroups 'p|pFinal' GaussSeidel)" icoFoam one 2
+    RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes 'p|pFinal' DIC)" icoFoam one 1
+    RANKS=6 SPLIT=random decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-6ranks-twoGroups p DIC)")" icoFoam one 2
+fi
 # the direct coarsest solve: the group's coarsest level by OpenFOAM's LU as LUscalarMatrix gathers
 # every rank's (symmetric and asymmetric); a group of some of the ranks: each rank its own
 decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam one
 decomposed "$(gamgCase cavity cavity-U-direct-decomposed U DILU 'directSolveCoarsest yes')" icoFoam one
-[ "$executor" = cpu ] && decomposed "$(gamgCase cavity cavity-p-direct-twoGroups-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own 2
-decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam own
+{ [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; } \
+    && decomposed "$(gamgCase cavity cavity-p-direct-twoGroups-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam own 2
+decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-decomposed p DIC 'interpolateCorrection yes')")" icoFoam one
 SPLIT=random decomposed "$(gamgCase cavity cavity-p-random-decomposed 'p|pFinal' DIC 'nPreSweeps 1')" icoFoam one
 # every field by GAMGGPU: the group's Krylov system is built on first use only, so never here;
 # with U by PBiCGStabGPU (cavity-p-decomposed above) it is (the check can fail)

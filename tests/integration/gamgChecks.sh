@@ -98,26 +98,50 @@ toTolerance()
     fi
 }
 
-# decomposedRun <caseDir> <application> [devices]: the case meshed, split hierarchically 2x2 (or
-# as SPLIT says: "4 1 1" gives the ranks different numbers of processor patches; "random" each
-# cell to a random rank, an irregular split with many patches) and
-# run on 4 ranks (boxTurb16: its initial field made by boxTurb first); devices: as if the node had
-# that many (GPULDU_PRETEND_DEVICES: a group of ranks per device, with executor cpu too; default
-# 1: one group of all 4)
+# decomposedRun <caseDir> <application> [devices]: the case meshed (the elbow from its Fluent
+# mesh; boxTurb16: its initial field made by boxTurb too), split hierarchically 2x2 (or as SPLIT
+# says: "4 1 1" gives the ranks different numbers of processor patches; "random" each cell to a
+# random rank, an irregular split with many patches) and run on RANKS ranks (default 4: SPLIT's
+# product where hierarchical); devices: as if each node had that many (GPULDU_PRETEND_DEVICES: a
+# group of ranks per device, with executor cpu too; default 1: one group of all the node's
+# ranks); NODE_RANKS: as if each node had that many ranks (GPULDU_PRETEND_RANKS_PER_NODE: the
+# groups of different nodes meet through MPI; executor gpu on a host with a GPU for each pretended
+# node: each node's ranks see only its own, as a site's wrapper narrows CUDA_VISIBLE_DEVICES)
 decomposedRun()
 {
-    local caseDir=$1 app=$2 pretend method
+    local caseDir=$1 app=$2 pretend method ranks=${RANKS:-4} run
     pretend=(-x "GPULDU_PRETEND_DEVICES=${3:-1}")
+    run=("$app" -parallel)
+    if [ -n "${NODE_RANKS:-}" ]; then
+        pretend+=(-x "GPULDU_PRETEND_RANKS_PER_NODE=$NODE_RANKS")
+        [ "$executor" = gpu ] && [ "$(gpuCount)" -ge $((ranks/NODE_RANKS)) ] \
+            && run=(bash -c "CUDA_VISIBLE_DEVICES=\$((OMPI_COMM_WORLD_RANK/$NODE_RANKS)) exec $app -parallel")
+    fi
     method="method hierarchical; hierarchicalCoeffs { n (${SPLIT:-2 2 1}); order xyz; }"
     [ "${SPLIT:-}" = random ] && method='method manual; manualCoeffs { dataFile "cellDecomposition"; }'
     printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
-        "numberOfSubdomains 4; $method" > "$caseDir/system/decomposeParDict"
-    (cd "$caseDir" && blockMesh > log.blockMesh 2>&1 \
-        && { [ ! -f constant/boxTurbDict ] || boxTurb > log.boxTurb 2>&1; } \
+        "numberOfSubdomains $ranks; $method" > "$caseDir/system/decomposeParDict"
+    (cd "$caseDir" && meshOf "$caseDir" \
         && { [ "${SPLIT:-}" != random ] || cellDecomposition "$(sed -n 's/.*nCells: *\([0-9]*\).*/\1/p' \
-            constant/polyMesh/owner | head -n 1)" 4 'int(random()*n)' > constant/cellDecomposition; } \
+            constant/polyMesh/owner | head -n 1)" "$ranks" 'int(random()*n)' > constant/cellDecomposition; } \
         && decomposePar > log.decomposePar 2>&1 \
-        && mpirun --oversubscribe "${pretend[@]}" -np 4 "$app" -parallel > "log.$app" 2>&1)
+        && mpirun --oversubscribe "${pretend[@]}" -np "$ranks" "${run[@]}" > "log.$app" 2>&1)
+}
+
+# gpuCount: the GPUs nvidia-smi sees (0 without one)
+gpuCount()
+{
+    nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true
+}
+
+# meshOf <caseDir>: the case's mesh and initial fields, in it
+meshOf()
+{
+    if [ -f elbow.msh.gz ]; then
+        gunzip -kf elbow.msh.gz && fluentMeshToFoam elbow.msh > log.fluentMeshToFoam 2>&1
+    else
+        blockMesh > log.blockMesh 2>&1 && { [ ! -f constant/boxTurbDict ] || boxTurb > log.boxTurb 2>&1; }
+    fi
 }
 
 # decomposed <caseDir> <application> <one|own> [devices]: native GAMG and GAMGGPU on the case
@@ -150,7 +174,13 @@ decomposed()
             '{ d = $6 - $(NF-4); if (d < 0) d = -d; if ($8 != $(NF-2) || d > allow) ++bad; ++n }
              END { print (n > 0 ? bad + 0 : 999) }')
     fi
-    grep -q 'one GAMG hierarchy for ranks' "$caseDir/log.$app" && shared=one
+    # one: every rank in some group's "one GAMG hierarchy for ranks ..." line (each group's owner
+    # logs its own), none keeping its own
+    if ! grep -q 'keeps its own GAMG hierarchy' "$caseDir/log.$app" \
+        && [ "$(sed -n 's/.*one GAMG hierarchy for ranks\([0-9 ]*\):.*/\1/p' "$caseDir/log.$app" | tr ' ' '\n' \
+            | grep . | sort -u | wc -l)" -eq "${RANKS:-4}" ]; then
+        shared=one
+    fi
     if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app" \
         && [ "$shared" = "$hierarchy" ]; then
         passed=$((passed + 1))

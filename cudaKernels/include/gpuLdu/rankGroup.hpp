@@ -88,6 +88,19 @@ struct CombinedLevel
     }
 };
 
+//- A combined level's host interface cells of each rank, kept without its addressing: where
+//  rank r's start among the level's (hostCellStart) and whether it has host patches of each
+//  InterfacePhase (hasPhase)
+struct HostPhases
+{
+    std::vector<int> cellStart{0};
+    std::vector<bool> has[2];
+
+    //- Whether some rank has host patches of the phase
+    bool any(InterfacePhase phase) const;
+};
+HostPhases hostPhases(const CombinedLevel& level);
+
 //- Whether the group keeps all its patches on the host (late): where a rank's patches to the
 //  group are not one stretch of its patch list, the two sides of a pair of patches do not match
 //  face for face (the q-th patch of r to j meets the q-th of j to r), or a rank updates its
@@ -167,8 +180,10 @@ CombinedCoarsening combineCoarsening
     const CombinedLevel& coarse
 );
 
-//- Whether the combined levels of a hierarchy can be one: every level holds all the patches
-//  (none on the host, no host cell)
+//- Whether the combined levels of a hierarchy can be one: every level places the ranks'
+//  patches alike (patchPlaces with the finest level's onHost), so that each rank's couplings of
+//  every level take its host patches in the finest level's phases; host cells (cyclics, patches
+//  to ranks of other groups) are evaluated by each rank's OpenFOAM interfaces on every level
 bool oneHierarchy(const std::vector<const CombinedLevel*>& levels);
 
 //- Where each of the ranks' terms goes among the device coupling terms: the inverse of
@@ -333,16 +348,26 @@ enum class InterfaceProduct
 {
     a,          //!< of A x (interfaceProduct)
     transposed, //!< of A^T x (interfaceProductT)
-    rowSums     //!< of sumA (interfaceRowSums; no x)
+    rowSums,    //!< of sumA (interfaceRowSums; no x)
+    residual,   //!< of b - A x (interfaceResidual: the terms added)
+    magnitudes  //!< the coefficients' magnitudes (interfaceMagnitudes; no x)
 };
+
+//- Whether a product reads x (rowSums and magnitudes do not)
+inline bool productTakesX(InterfaceProduct product)
+{
+    return product != InterfaceProduct::rowSums && product != InterfaceProduct::magnitudes;
+}
 
 //- A request of the owner to one rank of the group
 struct GroupRequest
 {
     GroupRequestKind kind = GroupRequestKind::done;
-    //- product: which, and of which phase
+    //- product: which, of which phase, on which level of a GAMG hierarchy (0: the finest, and
+    //  the Krylov system's one level)
     InterfaceProduct product = InterfaceProduct::a;
     InterfacePhase phase = InterfacePhase::early;
+    int level = 0;
     //- sum, maximum: the rank's partial (its own value)
     double value = 0;
     //- product: x (not for rowSums) and y at the rank's host interface cells
@@ -352,8 +377,8 @@ struct GroupRequest
     SolveResult result;
 };
 
-//- The doubles a request travels as: kind, product, phase, then value (sum, maximum), x and y
-//  (product) or the result's fields (done). Written into message (its size the request's).
+//- The doubles a request travels as: kind, product, phase, level, then value (sum, maximum), x
+//  and y (product) or the result's fields (done). Written into message (its size the request's).
 void encodeRequest(const GroupRequest& request, std::vector<double>& message);
 
 //- The request of a message of n doubles; throws std::runtime_error where the message is not

@@ -14,7 +14,8 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     const FieldField<Field, scalar>& interfaceBouCoeffs,
     const FieldField<Field, scalar>& interfaceIntCoeffs,
     const lduInterfaceFieldPtrsList& interfaces,
-    const direction cmpt
+    const direction cmpt,
+    const labelUList& patchPhase
 )
 :
     coarseMatrices_(agglomeration.size()),
@@ -23,6 +24,7 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     bouCoeffs_(agglomeration.size()),
     intCoeffs_(agglomeration.size()),
     couplings_(agglomeration.size() + 1),
+    patchPhase_(patchPhase),
     fineInterfaces_(interfaces),
     fineBouCoeffs_(interfaceBouCoeffs),
     fineIntCoeffs_(interfaceIntCoeffs)
@@ -32,7 +34,8 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
         0,
         new gpuLduCoupling
         (
-            matrix, interfaceBouCoeffs, interfaceIntCoeffs, interfaces, cmpt
+            matrix, interfaceBouCoeffs, interfaceIntCoeffs, interfaces, cmpt,
+            patchPhase_
         )
     );
 
@@ -122,7 +125,7 @@ void Foam::gpuLduGamgCouplings::coarsen
         new gpuLduCoupling
         (
             coarseMatrices_[i], bouCoeffs_[i], intCoeffs_[i],
-            interfaces_[i], cmpt
+            interfaces_[i], cmpt, patchPhase_
         )
     );
 }
@@ -134,6 +137,18 @@ std::vector<const gpuLdu::Coupling*>
 Foam::gpuLduGamgCouplings::couplings() const
 {
     std::vector<const gpuLdu::Coupling*> c;
+    forAll(couplings_, leveli)
+    {
+        c.push_back(&couplings_[leveli]);
+    }
+    return c;
+}
+
+
+std::vector<const Foam::gpuLduCoupling*>
+Foam::gpuLduGamgCouplings::rankCouplings() const
+{
+    std::vector<const gpuLduCoupling*> c;
     forAll(couplings_, leveli)
     {
         c.push_back(&couplings_[leveli]);

@@ -382,11 +382,30 @@ Foam::label Foam::gpuLduDevices::select
 
     if (chunk > 1 && sharing.size() > 1)
     {
+        // the (node, device) pairs of the run
+        label nDevices = 0;
+        forAll(places.hosts, r)
+        {
+            bool first = true;
+            for (label q = 0; q < r && first; ++q)
+            {
+                first = !places.together(q, r);
+            }
+            nDevices += first;
+        }
         Info<< "gpuLduSolvers: the ranks of a device solve as one system"
             << " (OptimisationSwitch gpuLduRanksPerSystem "
             << (ranksPerSystem > 0 ? Foam::name(ranksPerSystem) : word("all"))
             << "): each group's processor patches to each other are matrix"
-            << " entries, its preconditioners stay per rank" << nl << endl;
+            << " entries, its preconditioners stay per rank";
+        if (nDevices > 1)
+        {
+            Info<< "; the groups of the " << nDevices << " devices exchange"
+                << " through the host: each rank's own OpenFOAM interfaces"
+                << " (MPI, within a node and between nodes), on every level"
+                << " of GAMG";
+        }
+        Info<< nl << endl;
     }
 
     return rankDevice;

@@ -7,6 +7,7 @@
 #include "gpuLduCoupling.H"
 #include "gpuLduRankGroupOwnerCoupling.H"
 #include "processorLduInterface.H"
+#include "PstreamReduceOps.H"
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
@@ -71,7 +72,8 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     gamgAgglomeration_(nullptr),
     gamgShared_(false),
     gamgLocalSums_(false),
-    gamgWholeMesh_(false)
+    allInSystem_(false),
+    directCoarsestLogged_(false)
 {
     // This rank's coupled patches: which group rank each plain processor
     // patch leads to (processorCyclic may transform: host)
@@ -146,6 +148,14 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     patchPhase_ = couplingPlaces(places);
     nTerms_ = gpuLdu::systemTermCount(level, places);
     nHostCells_ = gpuLdu::hostInterfaceCells(level, places).size();
+    bool allInSystem = true;
+    forAll(patchNbr_, patchi)
+    {
+        allInSystem = allInSystem && (patchNbr_[patchi] == gpuLdu::noPatch
+            || places[patchi] == gpuLdu::PatchPlace::inSystem);
+    }
+    allInSystem_ =
+        returnReduce(allInSystem, andOp<bool>(), groupTag + 1, comm_);
     const auto start = std::chrono::steady_clock::now();
     shareValues();
     if (debug)
@@ -192,17 +202,19 @@ bool Foam::gpuLduRankGroup::combine
 {
     const auto start = std::chrono::steady_clock::now();
     combined_ = gpuLdu::combineRanks(levels, ranks_.size());
+    systemHosts_ = gpuLdu::hostPhases(combined_);
     termDest_.assign(1, gpuLdu::termDestinations(combined_.termSource));
     termCoeffs_.resize(combined_.termSource.size());
     termIntCoeffs_.resize(combined_.termSource.size());
     const label nCells = combined_.nCells();
 
-    Info<< "gpuLduRankGroup: one system for ranks";
+    OSstream& log = ownerLog();
+    log<< "gpuLduRankGroup: one system for ranks";
     forAll(ranks_, r)
     {
-        Info<< " " << ranks_[r];
+        log<< " " << ranks_[r];
     }
-    Info<< ": " << nCells << " cells, " << combined_.termSource.size()
+    log<< ": " << nCells << " cells, " << combined_.termSource.size()
         << " processor-face terms in the system, "
         << combined_.hostCells.size() << " interface cells on the host"
         << (combined_.onHost ? " (patches to the group not one stretch, not"
@@ -271,7 +283,10 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
         gpuLdu::LduSystem& sys = *system();
         giveMatrix(sys, systemMatrix_, matrix);
         sys.setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
-        const ownerCoupling group(*this, &coupling, matrix.mesh().comm());
+        const ownerCoupling group
+        (
+            *this, &coupling, systemHosts_, 0, matrix.mesh().comm()
+        );
         return sys.solve
         (
             method, values_.psi, values_.source, controls, preconditioner, group
@@ -279,7 +294,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
     };
     return solveTogether
     (
-        matrix, interfaceBouCoeffs, interfaceIntCoeffs, nullptr, &coupling,
+        matrix, interfaceBouCoeffs, interfaceIntCoeffs, nullptr, {&coupling},
         psi, source, ownerSolve,
         owner() ? aheadTo(*system(), systemMatrix_, matrix) : nullptr
     );

@@ -11,7 +11,13 @@ Description
     ranks' level k one after the other, block diagonal, with their processor
     faces as device coupling terms and their sums taken per rank and handed
     to OpenFOAM's reduce by each rank, is native's level k: the coarse
-    matrices, smoothers and factors of each block are the rank's own.
+    matrices, smoothers and factors of each block are the rank's own. The
+    ranks' other coupled patches (cyclic, processorCyclic, cyclicAMI, and
+    processor patches to ranks of other groups, other devices or nodes) are
+    their own coarse interfaces of the level (GAMGInterfaceField, as
+    GAMGSolver makes them), updated by each rank at the owner's request in
+    the phase of the finest level (early or late of the device terms):
+    native's terms in native's order, through OpenFOAM's own exchanges.
 
 \*---------------------------------------------------------------------------*/
 
@@ -85,8 +91,9 @@ bool Foam::gpuLduRankGroup::combineGamg
 
     gamg_ = gpuLdu::makeGamgSystem(executor, combined_.view(), views);
     gamgMatrix_ = heldMatrix();
-    std::vector<std::vector<int>> parts;
+    std::vector<std::vector<int>> parts, hostCells;
     std::vector<gpuLdu::DeviceCouplings> couplings;
+    gamgHosts_.clear();
     gamgTermStart_.clear();
     gamgTermDest_.clear();
     gamgTermBou_.assign(nLevels, std::vector<double>());
@@ -97,6 +104,8 @@ bool Foam::gpuLduRankGroup::combineGamg
         const label k = gamgTermStart_.size();
         parts.push_back(c->rowStart);
         couplings.push_back(c->couplings);
+        hostCells.push_back(c->hostCells);
+        gamgHosts_.push_back(gpuLdu::hostPhases(*c));
         gamgTermStart_.push_back(c->termStart);
         gamgTermDest_.push_back
         (
@@ -112,22 +121,28 @@ bool Foam::gpuLduRankGroup::combineGamg
     gamgLocalSums_ = executor == gpuLdu::Executor::gpu && wholeMesh;
     gamgCoarsestLU_.reset
     (
-        wholeMesh ? new gpuLduCombinedCoarsestLU(*combined.back()) : nullptr
+        wholeMesh && allInSystem_
+      ? new gpuLduCombinedCoarsestLU(*combined.back()) : nullptr
     );
     if (!gamgLocalSums_)
     {
         gamg_->setParts(parts);
     }
     gamg_->setDeviceCouplings(couplings);
+    gamg_->setInterfaces(hostCells);
 
-    Info<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
+    OSstream& log = ownerLog();
+    log<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
     forAll(ranks_, r)
     {
-        Info<< " " << ranks_[r];
+        log<< " " << ranks_[r];
     }
-    Info<< ": " << nLevels << " levels (" << combined_.nCells() << " to "
+    log<< ": " << nLevels << " levels (" << combined_.nCells() << " to "
         << combined.back()->nCells() << " cells), " << nTerms
         << " processor-face terms on the levels, "
+        << combined_.hostCells.size() << " finest interface cells on the host"
+        << (combined_.onHost ? " (every patch: see the group's system)" : "")
+        << ", "
         << (gamgLocalSums_ ? "sums on the device" : "sums per rank")
         << "; set up in "
         << secondsSince(start) << " s (combined " << combinedSeconds
@@ -156,14 +171,13 @@ bool Foam::gpuLduRankGroup::gamgShared
     gamg_.reset();
     gamgShared_ = false;
 
-    // This rank can be part of one hierarchy where each of its coupled
-    // patches is a processor patch to the group, updated in patch order;
-    // then its coarse levels (the finest is the mesh the group combined
-    // already) and the coarsening steps
+    // This rank can be part of one hierarchy where it updates its coupled
+    // patches in patch order; then its coarse levels (the finest is the mesh
+    // the group combined already) and the coarsening steps
     const auto prepareStart = std::chrono::steady_clock::now();
     rankSetup mine;
     mine.eligible =
-        inPatchOrder_ && !gpuLduCompat::contains(patchNbr_, gpuLdu::hostPatch)
+        inPatchOrder_
      && agglomeration.meshLevel(0).lduAddr().size() == nCells_
      && agglomeration.meshLevel(0).lduAddr().lowerAddr().size() == nFaces_;
     const label nLevels = agglomeration.size() + 1;
@@ -194,7 +208,6 @@ bool Foam::gpuLduRankGroup::gamgShared
 
     const bool wholeMesh =
         UPstream::nProcs(agglomeration.meshLevel(0).comm()) == ranks_.size();
-    gamgWholeMesh_ = wholeMesh;
     gamgShared_ = agree
     (
         std::move(mine),
@@ -211,15 +224,33 @@ bool Foam::gpuLduRankGroup::gamgShared
             if (!shareable)
             {
                 Info<< "gpuLduRankGroup: each rank of the group keeps its"
-                    << " own GAMG hierarchy (a rank has coupled patches other"
-                    << " than processor patches to the group, or updates them"
-                    << " out of patch order): exact, but slower than one"
-                    << " hierarchy" << endl;
+                    << " own GAMG hierarchy (a rank updates its coupled"
+                    << " patches out of patch order, under commsType"
+                    << " scheduled, or its levels differ from the group's):"
+                    << " exact, but slower than one hierarchy" << endl;
             }
             return shareable;
         }
     );
     return gamgShared_;
+}
+
+
+bool Foam::gpuLduRankGroup::gamgDirectCoarsest(const label meshComm) const
+{
+    // OpenFOAM's LU of the coarsest level takes every rank of the mesh, and
+    // the group's (gpuLduCombinedCoarsestLU) the level's device terms only
+    const bool can =
+        allInSystem_ && UPstream::nProcs(meshComm) == ranks_.size();
+    if (!can && !directCoarsestLogged_)
+    {
+        Info<< "gpuLduRankGroup: each rank of the group keeps its own GAMG"
+            << " hierarchy for directSolveCoarsest (OpenFOAM's LU of every"
+            << " rank's coarsest level: the group is not every rank of the"
+            << " mesh, or has coupled patches outside its system)" << endl;
+        directCoarsestLogged_ = true;
+    }
+    return can;
 }
 
 
@@ -248,7 +279,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
 {
     // The hand-over: the finest level's values and terms as the Krylov
     // system's, with the coarse levels' interface coefficients of this
-    // rank's processor patches (A's, then A^T's, level after level)
+    // rank's patches in the system (A's, then A^T's, level after level)
     const label nLevels = couplings.couplings().size();
     std::vector<double> mine;
     for (label k = 1; k < nLevels; ++k)
@@ -256,9 +287,9 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
         for (const auto* coeffs :
             {&couplings.interfaceBouCoeffs(k), &couplings.interfaceIntCoeffs(k)})
         {
-            forAll(patchNbr_, patchi)
+            forAll(patchPhase_, patchi)
             {
-                if (patchNbr_[patchi] >= 0)
+                if (patchPhase_[patchi] == gpuLduCoupling::inSystem)
                 {
                     const scalarField& c = (*coeffs)[patchi];
                     mine.insert(mine.end(), c.begin(), c.end());
@@ -302,11 +333,23 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
         (
             directSolveCoarsest ? gamgCoarsestLU_.get() : nullptr
         );
-        const ownerCoupling group
-        (
-            *this, nullptr, matrix.mesh().comm(), gamgLocalSums_
-        );
-        const std::vector<const gpuLdu::Coupling*> levels(nLevels, &group);
+        // each level's: the owner's own coupling of the level, the ranks'
+        // host cells there
+        std::vector<ownerCoupling> group;
+        group.reserve(nLevels);
+        for (label k = 0; k < nLevels; ++k)
+        {
+            group.emplace_back
+            (
+                *this, &couplings.coupling(k), gamgHosts_[k], k,
+                matrix.mesh().comm(), gamgLocalSums_
+            );
+        }
+        std::vector<const gpuLdu::Coupling*> levels;
+        for (const ownerCoupling& level : group)
+        {
+            levels.push_back(&level);
+        }
         gpuLdu::SolveResult result =
             gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
         result.uploadSeconds += coeffsSeconds;
@@ -315,8 +358,8 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
     };
     return solveTogether
     (
-        matrix, interfaceBouCoeffs, interfaceIntCoeffs, &mine, nullptr, psi,
-        source, ownerSolve,
+        matrix, interfaceBouCoeffs, interfaceIntCoeffs, &mine,
+        couplings.rankCouplings(), psi, source, ownerSolve,
         owner() ? aheadTo(*gamg_, gamgMatrix_, matrix) : nullptr
     );
 }

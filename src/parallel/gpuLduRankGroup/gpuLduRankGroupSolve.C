@@ -42,6 +42,12 @@ void Foam::gpuLduRankGroup::applyProduct
         case gpuLdu::InterfaceProduct::rowSums:
             coupling.interfaceRowSums(phase, y);
             break;
+        case gpuLdu::InterfaceProduct::residual:
+            coupling.interfaceResidual(phase, x, y);
+            break;
+        case gpuLdu::InterfaceProduct::magnitudes:
+            coupling.interfaceMagnitudes(phase, y);
+            break;
     }
 }
 
@@ -171,13 +177,13 @@ void Foam::gpuLduRankGroup::exchangeValues
 
 gpuLdu::SolveResult Foam::gpuLduRankGroup::serve
 (
-    const gpuLduCoupling* coupling,
+    const std::vector<const gpuLduCoupling*>& levels,
     const label meshComm,
     scalarField& psi
 )
 {
+    // (a coarse level's host cells are its agglomerated finest ones: no more)
     std::vector<double> message(gpuLdu::maxRequestSize(nHostCells_));
-    const std::size_t m = nHostCells_;
     for (;;)
     {
         const label n = receiveMessage(0, message);
@@ -210,13 +216,22 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::serve
                 break;
             case gpuLdu::GroupRequestKind::product:
             {
-                const bool hasX =
-                    request.product != gpuLdu::InterfaceProduct::rowSums;
-                if (!coupling || request.y.size() != m || (hasX && request.x.size() != m))
+                // the level's coupling, its host cells as many as y's
+                const gpuLduCoupling* coupling =
+                    request.level < label(levels.size())
+                  ? levels[request.level] : nullptr;
+                const std::size_t m = coupling ? coupling->cells().size() : 0;
+                const bool hasX = gpuLdu::productTakesX(request.product);
+                if
+                (
+                    !coupling || request.y.size() != m
+                 || (hasX && request.x.size() != m)
+                )
                 {
                     FatalErrorInFunction
-                        << "a request of " << n << " values from the group's"
-                        << " owner" << abort(FatalError);
+                        << "a request of " << n << " values for level "
+                        << request.level << " from the group's owner"
+                        << abort(FatalError);
                 }
                 applyProduct
                 (
@@ -267,7 +282,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     const FieldField<Field, scalar>& interfaceBouCoeffs,
     const FieldField<Field, scalar>& interfaceIntCoeffs,
     const std::vector<double>* levelCoeffs,
-    const gpuLduCoupling* coupling,
+    const std::vector<const gpuLduCoupling*>& couplings,
     scalarField& psi,
     const scalarField& source,
     const std::function<gpuLdu::SolveResult()>& ownerSolve,
@@ -287,7 +302,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     );
     if (!owner())
     {
-        return serve(coupling, matrix.mesh().comm(), psi);
+        return serve(couplings, matrix.mesh().comm(), psi);
     }
     const double came = clockSeconds(start);
     const double valuesDone = clockSeconds(std::chrono::steady_clock::now());

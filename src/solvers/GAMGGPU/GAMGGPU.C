@@ -76,16 +76,17 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
     const gpuLdu::Executor exec,
     const GAMGAgglomeration& agglomeration,
     const gpuLduGamgCouplings& couplings,
-    const std::chrono::steady_clock::time_point systemStart,
+    const double groupSeconds,
     gpuLdu::GamgControls& gamg,
     scalarField& psi,
     const scalarField& source,
     solveLog& log
 ) const
 {
+    const auto systemStart = std::chrono::steady_clock::now();
     gpuLdu::GamgSystem& sys =
         cache.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
-    log.systemSeconds = secondsSince(systemStart);
+    log.systemSeconds = groupSeconds + secondsSince(systemStart);
     // gpuLduSolver 2: the V-cycle's parts timed (the device waited
     // for between parts, which slows the solve)
     sys.setTimed(gpuLduSolver::debug >= 2);
@@ -274,16 +275,6 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         errors().processorAgglomeration();
     }
 
-    // Every level's interfaces and interface coefficients, as
-    // GAMGSolver's constructor makes them (cyclic, processor, ...)
-    const auto interfacesStart = std::chrono::steady_clock::now();
-    const gpuLduGamgCouplings couplings
-    (
-        agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
-        interfaces_, cmpt
-    );
-    log.interfacesSeconds = secondsSince(interfacesStart);
-
     // Decomposed, the ranks sharing a device as one hierarchy where they
     // can be (gpuLduRankGroup); else each rank its own
     const auto systemStart = std::chrono::steady_clock::now();
@@ -292,21 +283,36 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     (
         group
      && (
-            !group->gamgShared(exec, agglomeration)
-         || (directSolveCoarsest && !group->gamgDirectCoarsest())
+            (
+                directSolveCoarsest
+             && !group->gamgDirectCoarsest(matrix_.mesh().comm())
+            )
+         || !group->gamgShared(exec, agglomeration)
         )
     )
     {
         // each rank its own hierarchy (directSolveCoarsest: OpenFOAM's LU
         // of every rank's coarsest level, which a group of some of the
-        // ranks does not hold)
+        // ranks, or with patches outside its system, does not hold)
         group = nullptr;
     }
+    const double groupSeconds = secondsSince(systemStart);
+
+    // Every level's interfaces and interface coefficients, as
+    // GAMGSolver's constructor makes them (cyclic, processor, ...), each
+    // patch where the group's hierarchy takes it on every level
+    const auto interfacesStart = std::chrono::steady_clock::now();
+    const gpuLduGamgCouplings couplings
+    (
+        agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+        interfaces_, cmpt, group ? group->patchPhase() : labelList()
+    );
+    log.interfacesSeconds = secondsSince(interfacesStart);
 
     gpuLdu::SolveResult result;
     if (group)
     {
-        log.systemSeconds = secondsSince(systemStart);
+        log.systemSeconds = groupSeconds;
         result = group->solveGamg
         (
             matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, couplings,
@@ -323,7 +329,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     {
         result = solveOwn
         (
-            c, exec, agglomeration, couplings, systemStart, gamg, psi, source,
+            c, exec, agglomeration, couplings, groupSeconds, gamg, psi, source,
             log
         );
     }
