@@ -18,7 +18,9 @@
 # badValues.sh (needs .gpu/openmpi-runtime.tar.xz of ../shared/tools/pack-openmpi-runtime.sh),
 # (i) the direct solver: tests/integration/ldlt.sh and tests/benchmark/ldlt.sh (the runtime needs
 # laplacianFoam and ansysToFoam too), (j) the whole time step: tests/benchmark/timeStep.sh (native
-# GAMG and PCG against GAMGGPU and PCGGPU on all the host's cores). The test suites of a, b, c, f, h and i are those of
+# GAMG and PCG against GAMGGPU and PCGGPU on all the host's cores), (k) what an exchange between
+# two GPUs costs by each transport (gpuLduExchangeBench on 2 ranks: through the host, NCCL; only
+# when named). The test suites of a, b, c, f, h and i are those of
 # tests/suites.list marked run:<letter> (run by tests/suites.sh; steps d, e, g and i's benchmark
 # are written here); the step runner and the table: tests/gpu/steps.sh. Logs go
 # to $OUT (or .gpu/out); a pass/fail table comes last.
@@ -38,9 +40,10 @@
 #   GPU_CUSPARSE_BASELINE .gpu/platforms/bin/gpuLduCusparseBaseline
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
+#   GPU_EXCHANGE_BENCH .gpu/platforms/bin/gpuLduExchangeBench   (step k, limit GPU_LIMIT_K 120)
 #   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
 #   GPU_LIMITS         "60 420 60 150 120 60 120 240 400 560"  seconds for steps a .. j
-#   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all; j only
+#   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all; j and k only
 #                                    when named)
 #   GPU_TIMESTEP       "-sizes 100"  step j's options of timeStep.sh (its sizes, steps; words)
 #   GPU_TIMESTEP_RUNS  (all)         step j's runs (timeStep.sh -runs)
@@ -64,6 +67,7 @@ kernelBench=${GPU_KERNEL_BENCH:-$root/.gpu/platforms/bin/gpuLduBenchCuda}
 cusparseBaseline=${GPU_CUSPARSE_BASELINE:-$root/.gpu/platforms/bin/gpuLduCusparseBaseline}
 solveDriver=${GPU_SOLVE:-$root/.gpu/platforms/bin/gpuLduSolve}
 formatBench=${GPU_FORMAT_BENCH:-$root/.gpu/platforms/bin/gpuLduFormatBench}
+exchangeBench=${GPU_EXCHANGE_BENCH:-$root/.gpu/platforms/bin/gpuLduExchangeBench}
 steps=${GPU_STEPS:-abcdefghi}
 blasDir=${GPU_BLAS_DIR:-$root/.gpu/openblas}
 ldltSizes=${GPU_LDLT_SIZES:-30 50 80}
@@ -112,7 +116,7 @@ step b "integration tests ($executor)" "$limitB" "integration-$executor.log" bas
 step c "solver options" "$limitC" solverOptions.log bash tests/suites.sh run c \
     && grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
 
-if { [[ $steps == *[hj]* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
+if { [[ $steps == *[hjk]* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
     && ! command -v mpirun > /dev/null; then
     tar -xJf "$mpiRuntime" -C /tmp && . /tmp/ompi/env.sh
 fi
@@ -148,5 +152,9 @@ step j "the whole time step: timeStep.sh ${GPU_TIMESTEP:--sizes 100} ($executor)
     bash tests/benchmark/timeStep.sh ${GPU_TIMESTEP:--sizes 100} -executor "$executor" \
         ${GPU_TIMESTEP_RUNS:+-runs "$GPU_TIMESTEP_RUNS"} ${GPU_TIMESTEP_OPTIONS:+-options "$GPU_TIMESTEP_OPTIONS"} \
     && grep -vE '^cavity3D [0-9]+, ' "$OUT/timeStep.log" | tail -n 30
+
+step k "one exchange between two GPUs by each transport" "${GPU_LIMIT_K:-120}" exchangeBench.txt \
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "$exchangeBench" \
+    && cat "$OUT/exchangeBench.txt"
 
 stepSummary "$start"

@@ -136,17 +136,19 @@ if [ "$executor" = cpu ]; then
 else
     nGpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     run real
-    lines=()
-    if [ "$nGpus" -ge 2 ]; then
-        lines=("4 rank(s) on 1 node(s)" ", device 0 (" ", device 1 (")
-        grep -E "device 0 .*: ranks 0 1$" "$work/log.real" > /dev/null || lines+=("device 0 ...: ranks 0 1")
-        grep -E "device 1 .*: ranks 2 3$" "$work/log.real" > /dev/null || lines+=("device 1 ...: ranks 2 3")
-        # two different PCI bus ids
-        [ "$(grep -oE 'PCI [0-9A-Fa-f:.]+' "$work/log.real" | sort -u | wc -l)" -ge 2 ] || lines+=("two PCI ids")
-    else
-        lines=("4 rank(s) on 1 node(s)" ", device 0 (")
-        grep -E "device 0 .*: ranks 0 1 2 3$" "$work/log.real" > /dev/null || lines+=("device 0 ...: ranks 0 1 2 3")
-    fi
+    # the 4 ranks over min(G, 4) devices in blocks of neighbouring ranks, the first 4 % G blocks
+    # one rank larger (gpuLdu::deviceOfLocalRanks), each device its own PCI id
+    groups=$((nGpus < 4 ? nGpus : 4))
+    lines=("4 rank(s) on 1 node(s)")
+    rank=0
+    for ((g = 0; g < groups; ++g)); do
+        ranks=
+        for ((k = 0; k < 4/groups + (g < 4 % groups ? 1 : 0); ++k)); do ranks="$ranks $rank"; rank=$((rank + 1)); done
+        lines+=(", device $g (")
+        grep -E "device $g .*: ranks$ranks\$" "$work/log.real" > /dev/null || lines+=("device $g ...: ranks$ranks")
+    done
+    [ "$(grep -oE 'PCI [0-9A-Fa-f:.]+' "$work/log.real" | sort -u | wc -l)" -ge "$groups" ] \
+        || lines+=("$groups PCI ids")
     expect real "executor gpu, $nGpus device(s): neighbouring ranks share a device" "${lines[@]}"
 fi
 
