@@ -98,7 +98,8 @@ if [ ! -f "$libDir/libgpuLduSolveTimer.so" ]; then
     (
         command -v wmake > /dev/null || . "$root/etc/build-env.sh"
         # (objects of another release's build removed first: wmake keeps them by WM_OPTIONS only)
-        cd "$here/solveTimer" && rm -rf "Make/${WM_OPTIONS:?}" && FOAM_USER_LIBBIN=$libDir wmake libso
+        cd "$here/solveTimer" && { [ -z "${WM_OPTIONS:-}" ] || rm -rf "Make/$WM_OPTIONS"; } \
+            && FOAM_USER_LIBBIN=$libDir wmake libso
     ) > "$libDir/log.solveTimer" 2>&1 \
         || { echo "FAIL: building tests/benchmark/solveTimer: see $libDir/log.solveTimer" >&2; exit 1; }
 fi
