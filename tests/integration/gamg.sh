@@ -81,6 +81,9 @@ if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
     RANKS=6 SPLIT=random decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroups 'p|pFinal' GaussSeidel)" icoFoam one 2
     RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes 'p|pFinal' DIC)" icoFoam one 1
     RANKS=6 SPLIT=random decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-6ranks-twoGroups p DIC)")" icoFoam one 2
+    # 3 ranks on two devices: a group of two beside a rank alone, whose hierarchy is its own: then
+    # every rank keeps its own (a hierarchy beside a rank's own was seen to hang), and says so
+    RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam own 2
 fi
 # the direct coarsest solve: the group's coarsest level by OpenFOAM's LU as LUscalarMatrix gathers
 # every rank's (symmetric and asymmetric); a group of some of the ranks: each rank its own

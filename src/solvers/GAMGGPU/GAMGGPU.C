@@ -9,6 +9,7 @@
 #include "gpuLduGamgCouplings.H"
 #include "gpuLduRankGroup.H"
 #include "gpuLduCoarsestLU.H"
+#include "PstreamReduceOps.H"
 
 #include <memory>
 
@@ -294,6 +295,26 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         // each rank its own hierarchy (directSolveCoarsest: OpenFOAM's LU
         // of every rank's coarsest level, which a group of some of the
         // ranks, or with patches outside its system, does not hold)
+        group = nullptr;
+    }
+    // The groups' hierarchies meet through their ranks' interfaces only
+    // where every rank of the mesh is in one: beside a rank with a
+    // hierarchy of its own (a group of one rank) a run was seen to hang
+    // (6 ranks on 4 devices), so there every rank keeps its own
+    const label comm = matrix_.mesh().comm();
+    const label inGroups = Pstream::parRun()
+      ? returnReduce(label(group != nullptr), sumOp<label>(), Pstream::msgType(), comm)
+      : 0;
+    if (inGroups > 0 && inGroups < UPstream::nProcs(comm))
+    {
+        static bool logged = false;
+        if (!logged)
+        {
+            Info<< "gpuLduRankGroup: each rank keeps its own GAMG hierarchy (a"
+                << " rank of the mesh is not in a group of several ranks, or its"
+                << " group keeps its own)" << endl;
+            logged = true;
+        }
         group = nullptr;
     }
     const double groupSeconds = secondsSince(systemStart);
