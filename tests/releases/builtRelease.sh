@@ -100,21 +100,8 @@ solveLines()
     grep 'Solving for' "$1" | sed 's/^.*Solving for/Solving for/'
 }
 
-# withKeywords <caseDir> <keyword lines "k v; k v">: every GPU solver's dictionary of the case
-# gets the lines after its solver line; prints the case
-withKeywords()
-{
-    awk -v extra="$2" '
-        { print }
-        /^ *solver +[A-Za-z]*GPU *;/ {
-            n = split(extra, e, ";")
-            for (i = 1; i <= n; i++) if (e[i] ~ /[^ ]/) { sub(/^ */, "", e[i]); print "        " e[i] ";" }
-        }' "$1/system/fvSolution" > "$1/system/fvSolution.new" && mv "$1/system/fvSolution.new" "$1/system/fvSolution"
-    echo "$1"
-}
-
-# withFieldKeywords <caseDir> <field regex> <keyword lines>: as withKeywords, in the dictionaries
-# of those fields only
+# withFieldKeywords <caseDir> <field regex> <keyword lines "k v; k v">: the solver dictionaries of
+# those fields ('[A-Za-z]+': every one) get the lines after their solver line; prints the case
 withFieldKeywords()
 {
     awk -v fields="$2" -v extra="$3" '
@@ -203,8 +190,8 @@ if [ $esi = yes ]; then
     # ESI's residual after pre-smoothing, row by row as lduMatrix::residual
     sameSolves - "$(gamgCase cavity cavity-p-preSweeps2 'p|pFinal' GaussSeidel 'nPreSweeps 2')"
     # norm none: the residuals not normalised, in the Krylov solvers and GAMG
-    sameSolves - "$(withKeywords "$(tutorialCopy cavity cavity-normNone)" 'norm none')"
-    sameSolves - "$(withKeywords "$(gamgCase cavity cavity-p-normNone 'p|pFinal' GaussSeidel)" 'norm none')"
+    sameSolves - "$(withFieldKeywords "$(tutorialCopy cavity cavity-normNone)" '[A-Za-z]+' 'norm none')"
+    sameSolves - "$(withFieldKeywords "$(gamgCase cavity cavity-p-normNone 'p|pFinal' GaussSeidel)" '[A-Za-z]+' 'norm none')"
     # log 0: U's solves printed by neither; log 2: p's solve lines the same
     sameSolves - "$(withFieldKeywords "$(tutorialCopy cavity cavity-log0)" U 'log 0')" 'GPU:  Solving for p'
     sameSolves - "$(withFieldKeywords "$(tutorialCopy cavity cavity-log2)" 'p|pFinal' 'log 2')"

@@ -24,7 +24,6 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     bouCoeffs_(agglomeration.size()),
     intCoeffs_(agglomeration.size()),
     couplings_(agglomeration.size() + 1),
-    patchPhase_(patchPhase),
     fineInterfaces_(interfaces),
     fineBouCoeffs_(interfaceBouCoeffs),
     fineIntCoeffs_(interfaceIntCoeffs)
@@ -35,7 +34,7 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
         new gpuLduCoupling
         (
             matrix, interfaceBouCoeffs, interfaceIntCoeffs, interfaces, cmpt,
-            patchPhase_
+            patchPhase
         )
     );
 
@@ -43,7 +42,7 @@ Foam::gpuLduGamgCouplings::gpuLduGamgCouplings
     // agglomerateInterfaceCoefficients)
     forAll(agglomeration, i)
     {
-        coarsen(agglomeration, i, cmpt);
+        coarsen(agglomeration, i, cmpt, patchPhase);
     }
 }
 
@@ -54,7 +53,8 @@ void Foam::gpuLduGamgCouplings::coarsen
 (
     const GAMGAgglomeration& agglomeration,
     const label i,
-    const direction cmpt
+    const direction cmpt,
+    const labelUList& patchPhase
 )
 {
     const lduInterfaceFieldPtrsList& fineInterfaces =
@@ -125,25 +125,13 @@ void Foam::gpuLduGamgCouplings::coarsen
         new gpuLduCoupling
         (
             coarseMatrices_[i], bouCoeffs_[i], intCoeffs_[i],
-            interfaces_[i], cmpt, patchPhase_
+            interfaces_[i], cmpt, patchPhase
         )
     );
 }
 
 
 // * * * * * * * * * * * * * * * Member Functions  * * * * * * * * * * * * * //
-
-std::vector<const gpuLdu::Coupling*>
-Foam::gpuLduGamgCouplings::couplings() const
-{
-    std::vector<const gpuLdu::Coupling*> c;
-    forAll(couplings_, leveli)
-    {
-        c.push_back(&couplings_[leveli]);
-    }
-    return c;
-}
-
 
 std::vector<const Foam::gpuLduCoupling*>
 Foam::gpuLduGamgCouplings::rankCouplings() const
@@ -154,6 +142,14 @@ Foam::gpuLduGamgCouplings::rankCouplings() const
         c.push_back(&couplings_[leveli]);
     }
     return c;
+}
+
+
+std::vector<const gpuLdu::Coupling*>
+Foam::gpuLduGamgCouplings::couplings() const
+{
+    const std::vector<const gpuLduCoupling*> c = rankCouplings();
+    return std::vector<const gpuLdu::Coupling*>(c.begin(), c.end());
 }
 
 

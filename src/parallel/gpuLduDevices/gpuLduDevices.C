@@ -214,6 +214,19 @@ struct rankPlaces
     {
         return hosts[a] == hosts[b] && devices[a] == devices[b];
     }
+
+    //- Whether rank r is the first of its (node, device) pair
+    bool firstOnItsDevice(const Foam::label r) const
+    {
+        for (Foam::label q = 0; q < r; ++q)
+        {
+            if (together(q, r))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
 };
 
 
@@ -312,12 +325,7 @@ void logPlaces
     forAll(places.hosts, first)
     {
         // the first rank of each (node, device) pair lists the pair's ranks
-        bool seen = false;
-        for (label r = 0; r < first && !seen; ++r)
-        {
-            seen = places.together(r, first);
-        }
-        if (seen)
+        if (!places.firstOnItsDevice(first))
         {
             continue;
         }
@@ -386,12 +394,7 @@ Foam::label Foam::gpuLduDevices::select
         label nDevices = 0;
         forAll(places.hosts, r)
         {
-            bool first = true;
-            for (label q = 0; q < r && first; ++q)
-            {
-                first = !places.together(q, r);
-            }
-            nDevices += first;
+            nDevices += places.firstOnItsDevice(r);
         }
         Info<< "gpuLduSolvers: the ranks of a device solve as one system"
             << " (OptimisationSwitch gpuLduRanksPerSystem "
