@@ -29,16 +29,6 @@ std::vector<int> patchesTo(const std::vector<int>& patchNeighbour, int j)
     return patches;
 }
 
-//- Whether rank r's patches to the group are one stretch of its patch list (patches without an
-//  interface may lie between them, host patches may not)
-bool groupPatchesContiguous(const std::vector<int>& patchNeighbour)
-{
-    const auto inGroup = [](int nbr) { return nbr >= 0; };
-    const auto first = std::find_if(patchNeighbour.begin(), patchNeighbour.end(), inGroup);
-    const auto last = std::find_if(patchNeighbour.rbegin(), patchNeighbour.rend(), inGroup).base();
-    return first >= last || std::find(first, last, hostPatch) == last;
-}
-
 //- Whether the q-th patch of rank r to rank j and the q-th of j to r match face for face, for
 //  every j and q
 bool patchesMatch(const std::vector<RankLevel>& ranks, int r)
@@ -71,12 +61,14 @@ struct Term
 };
 
 //- Rank r's patches in the system as terms (appended, their coefficients numbered from
-//  firstSource on); returns the number after its last; marks the host phases it has
+//  firstSource on); returns the number after its last; marks the host phases it has. A patch to
+//  another group reads the halo from haloStart (column nCells + its place there).
 int appendTerms
 (
     const std::vector<RankLevel>& ranks,
     int r,
     const std::vector<PatchPlace>& places,
+    const std::vector<int>& haloStart,
     CombinedLevel& c,
     int firstSource,
     std::vector<Term>& terms
@@ -94,6 +86,16 @@ int appendTerms
         if (places[patchi] != PatchPlace::inSystem)
         {
             c.hasPhase[int(places[patchi])][r] = true;
+            continue;
+        }
+        if (isRemotePatch(j))
+        {
+            const int halo = c.nCells() + haloStart[patchi];
+            const std::vector<int>& rowCells = rank.patchCells[patchi];
+            for (std::size_t f = 0; f < rowCells.size(); ++f)
+            {
+                terms.push_back({c.rowStart[r] + rowCells[f], halo + int(f), source++});
+            }
             continue;
         }
         // the q-th patch to j meets j's q-th patch to r
@@ -133,6 +135,16 @@ void setCouplings(std::vector<Term>& terms, CombinedLevel& c)
 } // namespace
 
 
+bool groupPatchesContiguous(const std::vector<int>& patchNeighbour)
+{
+    // patches without an interface may lie between them
+    const auto first = std::find_if(patchNeighbour.begin(), patchNeighbour.end(), processorTerms);
+    const auto last =
+        std::find_if(patchNeighbour.rbegin(), patchNeighbour.rend(), processorTerms).base();
+    return first >= last || std::find(first, last, hostPatch) == last;
+}
+
+
 bool keepsPatchesOnHost(const std::vector<RankLevel>& ranks)
 {
     for (int r = 0; r < int(ranks.size()); ++r)
@@ -155,12 +167,12 @@ std::vector<PatchPlace> patchPlaces(const std::vector<int>& patchNeighbour, bool
 {
     const auto first = std::find_if
     (
-        patchNeighbour.begin(), patchNeighbour.end(), [](int nbr) { return nbr >= 0; }
+        patchNeighbour.begin(), patchNeighbour.end(), processorTerms
     ) - patchNeighbour.begin();
     std::vector<PatchPlace> place(patchNeighbour.size(), PatchPlace::late);
     for (int patchi = 0; patchi < int(patchNeighbour.size()) && !onHost; ++patchi)
     {
-        if (patchNeighbour[patchi] >= 0)
+        if (processorTerms(patchNeighbour[patchi]))
         {
             place[patchi] = PatchPlace::inSystem;
         }
@@ -204,7 +216,12 @@ int systemTermCount(const RankLevel& rank, const std::vector<PatchPlace>& places
 }
 
 
-CombinedLevel combineRanks(const std::vector<RankLevel>& ranks, int threads)
+CombinedLevel combineRanks
+(
+    const std::vector<RankLevel>& ranks,
+    int threads,
+    const GroupWorld* world
+)
 {
     const int n = int(ranks.size());
     CombinedLevel c;
@@ -233,13 +250,33 @@ CombinedLevel combineRanks(const std::vector<RankLevel>& ranks, int threads)
         std::transform(rank.upper.begin(), rank.upper.end(), c.upper.begin() + c.faceStart[r], shifted);
     });
 
+    // the patches to other groups: where each reads the halo. The other group's owner exchanges
+    // them with this one's, so they cannot be kept on the host (a rank's own interfaces)
+    std::vector<std::vector<int>> haloStart(n);
+    const GroupWorld none;
+    c.halo = planHalo(ranks, c.rowStart, world ? *world : none, c.couplings.haloSend, haloStart);
+    c.couplings.nHalo = c.halo.nHalo();
+    if (c.onHost && c.halo.nHalo() > 0)
+    {
+        throw Error
+        (
+            "gpuLdu: the group's patches must stay on the host (a rank's patches to the group"
+            " are not one stretch, do not match face for face, or are updated out of patch"
+            " order) but it has processor patches to other groups, which the groups' owners"
+            " exchange"
+        );
+    }
+
     std::vector<Term> terms;
     for (int r = 0; r < n; ++r)
     {
         const RankLevel& rank = ranks[r];
         const int offset = c.rowStart[r];
         const std::vector<PatchPlace> places = patchPlaces(rank.patchNeighbour, c.onHost);
-        c.termStart.push_back(appendTerms(ranks, r, places, c, c.termStart.back(), terms));
+        c.termStart.push_back
+        (
+            appendTerms(ranks, r, places, haloStart[r], c, c.termStart.back(), terms)
+        );
 
         for (const int i : hostInterfaceCells(rank, places))
         {
@@ -319,6 +356,7 @@ HostPhases hostPhases(const CombinedLevel& level)
     h.cellStart = level.hostCellStart;
     h.has[0] = level.hasPhase[0];
     h.has[1] = level.hasPhase[1];
+    h.halo = level.halo;
     return h;
 }
 

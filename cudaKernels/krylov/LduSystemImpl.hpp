@@ -8,6 +8,7 @@
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP
 
+#include "krylov/HaloExchange.hpp"
 #include "krylov/KrylovMethodList.hpp"
 #include "krylov/UploadAhead.hpp"
 #include "matrix/CsrMatrix.hpp"
@@ -70,6 +71,8 @@ private:
     Vector<double> dcCoeffs_;
     //- The device couplings' terms by row: where row i's start in dcCols_ (every row)
     Vector<int> dcRowStart_;
+    //- Their halo: x across faces to other systems (DeviceCouplings::haloSend, nHalo)
+    HaloExchange<B> halo_;
 
     //- The interface cells, and x and y there (on the backend, then on the host)
     Vector<int> ifCells_;
@@ -143,11 +146,16 @@ private:
         host(InterfacePhase::early);
         if (!dcRows_.empty())
         {
+            if (x && halo_.size() > 0)
+            {
+                halo_.exchange(x, coupling, ws_);
+            }
             const int nTerms = int(dcCols_.size());
             const bool add = kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes;
             forEach<B>(0, int(dcRows_.size()), detail::ApplyCouplings{
                 ptr(dcRows_), ptr(dcStart_), ptr(dcCols_),
-                ptr(dcCoeffs_) + (kind == InterfaceTerms::productT ? nTerms : 0), x, y, add});
+                ptr(dcCoeffs_) + (kind == InterfaceTerms::productT ? nTerms : 0), x, y, add,
+                n(), halo_.values()});
         }
         host(InterfacePhase::late);
     }
@@ -331,7 +339,11 @@ public:
         }
         for (std::size_t k = 0; valid && k < c.cols.size(); ++k)
         {
-            valid = c.cols[k] >= 0 && c.cols[k] < n();
+            valid = c.cols[k] >= 0 && c.cols[k] < n() + c.nHalo;
+        }
+        for (std::size_t k = 0; valid && k < c.haloSend.size(); ++k)
+        {
+            valid = c.haloSend[k] >= 0 && c.haloSend[k] < n();
         }
         if (!valid)
         {
@@ -345,6 +357,7 @@ public:
         B::upload(ptr(dcStart_), c.start.data(), nRows + 1);
         B::upload(ptr(dcCols_), c.cols.data(), c.cols.size());
         interfaceRowStarts<B>(ptr(dcRows_), ptr(dcStart_), nRows, n(), dcRowStart_);
+        halo_.set(c);
     }
 
     //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty)
@@ -357,10 +370,12 @@ public:
         return {ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_)};
     }
 
-    //- Whether a coupling has interfaces of this system that the host evaluates
+    //- Whether a coupling has interfaces of this system that the host evaluates, or a halo
+    //  that goes through the host
     bool hasHostInterfaces(const Coupling& coupling) const
     {
-        return nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
+        return halo_.size() > 0
+            || (nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late)));
     }
 
     void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) override

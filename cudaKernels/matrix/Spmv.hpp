@@ -76,7 +76,8 @@ struct RowSum
 //  interfaces apply them face after face: y[rows[j]] -= c[k]*x[cols[k]] (A x's terms); with
 //  x == nullptr y[rows[j]] -= c[k] (the row sums of sumA). add: the same terms added instead
 //  (lduMatrix::residual's and the Gauss-Seidel b's, whose coefficients OpenFOAM negates), and
-//  with x == nullptr |c[k]| added (the rows' interface magnitudes).
+//  with x == nullptr |c[k]| added (the rows' interface magnitudes). A column n or above reads
+//  the halo (x across a face to another system: halo[cols[k] - n]).
 struct ApplyCouplings
 {
     const int* rows;
@@ -86,6 +87,13 @@ struct ApplyCouplings
     const double* x;
     double* y;
     bool add;
+    int n;
+    const double* halo;
+
+    GPULDU_HD double across(int col) const
+    {
+        return col < n ? x[col] : halo[col - n];
+    }
 
     GPULDU_HD void operator()(int j) const
     {
@@ -94,11 +102,11 @@ struct ApplyCouplings
         {
             if (add)
             {
-                acc += x ? c[k]*x[cols[k]] : (c[k] < 0 ? -c[k] : c[k]);
+                acc += x ? c[k]*across(cols[k]) : (c[k] < 0 ? -c[k] : c[k]);
             }
             else
             {
-                acc -= x ? c[k]*x[cols[k]] : c[k];
+                acc -= x ? c[k]*across(cols[k]) : c[k];
             }
         }
         y[rows[j]] = acc;

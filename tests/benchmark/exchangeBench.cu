@@ -16,12 +16,11 @@
 
 #include <cuda_runtime.h>
 #include <mpi.h>
-#include <nccl.h>
+#include "backend/cuda/NcclLibrary.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <string>
 #include <vector>
 
@@ -36,44 +35,6 @@ void check(cudaError_t e, const char* what)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
-
-//- The NCCL functions the benchmark calls, from the library opened at run time
-struct Nccl
-{
-    decltype(&ncclGetUniqueId) getUniqueId = nullptr;
-    decltype(&ncclCommInitRank) commInitRank = nullptr;
-    decltype(&ncclCommDestroy) commDestroy = nullptr;
-    decltype(&ncclSend) send = nullptr;
-    decltype(&ncclRecv) recv = nullptr;
-    decltype(&ncclAllReduce) allReduce = nullptr;
-    decltype(&ncclGroupStart) groupStart = nullptr;
-    decltype(&ncclGroupEnd) groupEnd = nullptr;
-    std::string from;
-
-    bool open()
-    {
-        for (const char* name :
-            {"libnccl.so.2", "/usr/local/cuda/lib/libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"})
-        {
-            if (void* lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL))
-            {
-                const auto at = [lib](const char* f) { return dlsym(lib, f); };
-                getUniqueId = reinterpret_cast<decltype(getUniqueId)>(at("ncclGetUniqueId"));
-                commInitRank = reinterpret_cast<decltype(commInitRank)>(at("ncclCommInitRank"));
-                commDestroy = reinterpret_cast<decltype(commDestroy)>(at("ncclCommDestroy"));
-                send = reinterpret_cast<decltype(send)>(at("ncclSend"));
-                recv = reinterpret_cast<decltype(recv)>(at("ncclRecv"));
-                allReduce = reinterpret_cast<decltype(allReduce)>(at("ncclAllReduce"));
-                groupStart = reinterpret_cast<decltype(groupStart)>(at("ncclGroupStart"));
-                groupEnd = reinterpret_cast<decltype(groupEnd)>(at("ncclGroupEnd"));
-                from = name;
-                return getUniqueId && commInitRank && commDestroy && send && recv && allReduce
-                    && groupStart && groupEnd;
-            }
-        }
-        return false;
-    }
-};
 
 //- What a V-cycle does between two exchanges: a kernel on the received values
 __global__ void touch(double* x, int n)
@@ -135,8 +96,8 @@ int main(int argc, char** argv)
     cudaStream_t stream;
     check(cudaStreamCreate(&stream), "cudaStreamCreate");
 
-    Nccl nccl;
-    const bool haveNccl = nccl.open();
+    const gpuLdu::NcclLibrary& nccl = gpuLdu::ncclLibrary();
+    const bool haveNccl = !nccl.from.empty();
     ncclComm_t comm = nullptr;
     if (haveNccl)
     {

@@ -42,7 +42,7 @@
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
 #   GPU_EXCHANGE_BENCH .gpu/platforms/bin/gpuLduExchangeBench   (step k, limit GPU_LIMIT_K 120)
 #   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
-#   GPU_LIMITS         "60 420 60 150 120 60 120 240 400 560"  seconds for steps a .. j
+#   GPU_LIMITS         "60 500 60 150 120 60 120 240 400 560"  seconds for steps a .. j
 #   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all; j and k only
 #                                    when named)
 #   GPU_TIMESTEP       "-sizes 100"  step j's options of timeStep.sh (its sizes, steps; words)
@@ -74,7 +74,7 @@ ldltSizes=${GPU_LDLT_SIZES:-30 50 80}
 ldltMatrices=${GPU_LDLT_MATRICES:-tests/data/bcsstk15.mtx.gz}
 mpiRuntime=${GPU_MPI_RUNTIME:-$root/.gpu/openmpi-runtime.tar.xz}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF limitG limitH limitI limitJ <<< "${GPU_LIMITS:-60 420 60 150 120 60 120 240 400 560}"
+read -r limitA limitB limitC limitD limitE limitF limitG limitH limitI limitJ <<< "${GPU_LIMITS:-60 500 60 150 120 60 120 240 400 560}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)

@@ -65,22 +65,23 @@ ownSmoother "$(gamgCase cavity3D cavity3D-p-Chebyshev 'p|pFinal' Chebyshev)" p 1
 # processor patches on every level, with and without cyclics; symmetric and asymmetric; the
 # optional steps of the V-cycle (pre-smoothing, interpolation) across them; the ranks of a device
 # as one hierarchy, also with cyclics and with patches to another device's group (their terms
-# each rank's own OpenFOAM interfaces on every level)
+# read across: the groups' owners exchange x there on every level)
 decomposed "$(gamgCase cavity cavity-p-decomposed 'p|pFinal' GaussSeidel)" icoFoam one
 decomposed "$(gamgCase cavity cavity-p-preInterpolate-decomposed 'p|pFinal' DIC 'nPreSweeps 2;interpolateCorrection yes')" icoFoam one
 decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam one
 SPLIT="4 1 1" decomposed "$(gamgCase cavity cavity-U-symGS-decomposed U symGaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one
-# Two devices (a group each, their patches to each other each rank's on every level): executor
-# cpu pretends them; executor gpu runs them where the host has two GPUs. 4 ranks, and 6 (a group
-# of 3 each) on two devices and on two pretended nodes of one device: the unstructured elbow
-# split randomly, boxTurb16's cyclics (processorCyclic between ranks)
+# Two devices (a group each, their owners exchanging the faces between them on every level):
+# executor cpu pretends them; executor gpu runs them where the host has two GPUs. 4 ranks, and 6
+# (a group of 3 each) on two devices and on two pretended nodes of one device: the unstructured
+# elbow split randomly, boxTurb16's cyclics (processorCyclic between a rank's processor patches:
+# HALO=no, the faces between groups each rank's own interfaces, the log says so)
 if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
     decomposed "$(gamgCase cavity cavity-p-twoGroups-decomposed 'p|pFinal' GaussSeidel)" icoFoam one 2
     SPLIT=random decomposed "$(gamgCase cavity cavity-p-twoGroups-random-decomposed 'p|pFinal' DIC 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one 2
-    decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-twoGroups-decomposed p GaussSeidel)")" icoFoam one 2
+    HALO=no decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-twoGroups-decomposed p GaussSeidel)")" icoFoam one 2
     RANKS=6 SPLIT=random decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroups 'p|pFinal' GaussSeidel)" icoFoam one 2
     RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes 'p|pFinal' DIC)" icoFoam one 1
-    RANKS=6 SPLIT=random decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-6ranks-twoGroups p DIC)")" icoFoam one 2
+    RANKS=6 SPLIT=random HALO=no decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-6ranks-twoGroups p DIC)")" icoFoam one 2
     # 3 ranks on two devices: a group of two beside a rank alone, whose hierarchy is its own: then
     # every rank keeps its own (a hierarchy beside a rank's own was seen to hang), and says so
     RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam own 2

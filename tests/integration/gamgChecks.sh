@@ -175,10 +175,15 @@ decomposed()
              END { print (n > 0 ? bad + 0 : 999) }')
     fi
     # one: every rank in some group's "one GAMG hierarchy for ranks ..." line (each group's owner
-    # logs its own), none keeping its own
+    # logs its own), none keeping its own; with several groups (devices or nodes), each group's
+    # processor faces to the others read across (their owners' exchange: "N across to M"), or
+    # with HALO=no (processorCyclic between a rank's processor patches) each rank's interfaces
+    local across='terms in the system ([1-9][0-9]* across to [1-9]'
+    [ "${HALO:-yes}" = no ] && across='faces to each other are each rank.s own interfaces'
     if ! grep -q 'keeps its own GAMG hierarchy' "$caseDir/log.$app" \
         && [ "$(sed -n 's/.*one GAMG hierarchy for ranks\([0-9 ]*\):.*/\1/p' "$caseDir/log.$app" | tr ' ' '\n' \
-            | grep . | sort -u | wc -l)" -eq "${RANKS:-4}" ]; then
+            | grep . | sort -u | wc -l)" -eq "${RANKS:-4}" ] \
+        && { [ "${devices:-1}" -lt 2 ] && [ -z "${NODE_RANKS:-}" ] || grep -q "$across" "$caseDir/log.$app"; }; then
         shared=one
     fi
     if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app" \

@@ -157,6 +157,25 @@ public:
         (void)yAtCells;
     }
 
+    //- The halo of the system's device couplings (DeviceCouplings::nHalo values, x across its
+    //  faces to other systems) from x at its cells haloSend (send, in that order), exchanged
+    //  with the other systems; only a coupling whose system has a halo is asked
+    virtual void exchangeHalo(const double* send, double* halo) const
+    {
+        (void)send;
+        (void)halo;
+        throw Error("gpuLdu: a system with halo terms under a coupling that exchanges none");
+    }
+
+    //- The same exchange with send and halo on the device, queued on the backend's stream (the
+    //  owners' NCCL: DeviceExchange); false where the coupling cannot (then exchangeHalo)
+    virtual bool exchangeHaloOnDevice(const double* send, double* halo) const
+    {
+        (void)send;
+        (void)halo;
+        return false;
+    }
+
     //- Global maximum over all ranks of a rank's value
     virtual double maximum(double local) const
     {
@@ -174,6 +193,11 @@ struct DeviceCouplings
     std::vector<int> rows;
     std::vector<int> start{0};
     std::vector<int> cols;
+    //- Columns >= the system's cells are halo values, x across faces to other systems (a
+    //  group's processor faces to other groups): before terms that read x the system sends x at
+    //  the cells haloSend and receives the nHalo values of the halo (Coupling::exchangeHalo)
+    std::vector<int> haloSend;
+    int nHalo = 0;
 
     int nTerms() const
     {

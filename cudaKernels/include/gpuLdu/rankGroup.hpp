@@ -25,6 +25,17 @@ namespace gpuLdu
 constexpr int hostPatch = -1;  //!< any other coupled patch: the rank evaluates it on the host
 constexpr int noPatch = -2;    //!< no interface at this patch index
 
+//- A plain processor patch to mesh rank s of another group: -3 - s (remotePatch). Its faces are
+//  device terms whose columns are halo values, x across the faces that the group's owner and the
+//  other group's exchange (GroupHalo), so that every processor patch of the group is a device term
+inline int remotePatch(int meshRank) { return -3 - meshRank; }
+inline bool isRemotePatch(int neighbour) { return neighbour <= -3; }
+inline int remoteRank(int neighbour) { return -3 - neighbour; }
+
+//- Whether a patch neighbour is a processor patch the system holds: to a rank of the group or to
+//  one of another group
+inline bool processorTerms(int neighbour) { return neighbour >= 0 || isRemotePatch(neighbour); }
+
 //- Where a rank's coupled patch is evaluated. OpenFOAM subtracts the interface terms patch after
 //  patch; the patches held by the system (DeviceCouplings) take one stretch of that order, the
 //  host's patches before it are early, those after it late (the values of InterfacePhase).
@@ -50,6 +61,35 @@ struct RankLevel
     bool inPatchOrder = true;
 };
 
+//- Where a group's ranks stand among the mesh's (its processor patches to other groups): each
+//  group rank's mesh rank, and the owner (its group's first rank) of every mesh rank
+struct GroupWorld
+{
+    std::vector<int> rank;
+    std::vector<int> ownerOf;
+};
+
+//- A level's exchange with the other groups: the owner sends x at the cells of its faces to each
+//  neighbouring group and receives x across them (the halo), one message each way per neighbour.
+//  A message from group A to B holds, for the pairs (rank a of A, rank b of B, the q-th patch of
+//  a to b) in ascending order, x at the patch's face cells in face order; b's q-th patch to a
+//  meets that patch face for face (OpenFOAM numbers a processor patch's faces, and a
+//  processorGAMGInterface's coarse faces, alike on both sides), so both owners place the values
+//  without asking each other. The device terms of a patch to another group read the halo
+//  (DeviceCouplings::cols >= the level's cells).
+struct GroupHalo
+{
+    //- The neighbouring groups' owners (mesh ranks), ascending
+    std::vector<int> neighbours;
+    //- Neighbour k's values: [sendStart[k], sendStart[k+1]) of DeviceCouplings::haloSend, and
+    //  [recvStart[k], recvStart[k+1]) of the halo
+    std::vector<int> sendStart{0};
+    std::vector<int> recvStart{0};
+
+    int nSend() const { return sendStart.back(); }
+    int nHalo() const { return recvStart.back(); }
+};
+
 //- The ranks' levels combined: rank r's cells are rows [rowStart[r], rowStart[r+1]), its faces
 //  [faceStart[r], faceStart[r+1]) (block diagonal addressing), the coefficients of its patches in
 //  the system [termStart[r], termStart[r+1]) of the ranks' terms one after the other (patch
@@ -71,6 +111,8 @@ struct CombinedLevel
     std::vector<int> termSource;
     //- Per rank: whether it has host patches of each InterfacePhase (indexed by it)
     std::vector<bool> hasPhase[2];
+    //- The exchange with other groups of the device terms of patches to them (couplings' halo)
+    GroupHalo halo;
     //- Whether the group keeps all its patches on the host (keepsPatchesOnHost)
     bool onHost = false;
 
@@ -95,11 +137,17 @@ struct HostPhases
 {
     std::vector<int> cellStart{0};
     std::vector<bool> has[2];
+    //- The level's exchange with the other groups (the owner's coupling makes it)
+    GroupHalo halo;
 
     //- Whether some rank has host patches of the phase
     bool any(InterfacePhase phase) const;
 };
 HostPhases hostPhases(const CombinedLevel& level);
+
+//- Whether a rank's processor patches in a system (to the group and to other groups:
+//  processorTerms) are one stretch of its patch list: no host patch between them
+bool groupPatchesContiguous(const std::vector<int>& patchNeighbour);
 
 //- Whether the group keeps all its patches on the host (late): where a rank's patches to the
 //  group are not one stretch of its patch list, the two sides of a pair of patches do not match
@@ -119,8 +167,27 @@ std::vector<int> hostInterfaceCells(const RankLevel& rank, const std::vector<Pat
 int systemTermCount(const RankLevel& rank, const std::vector<PatchPlace>& places);
 
 //- The ranks' levels combined (see CombinedLevel); ranks[r] is group rank r. Their faces are
-//  copied on up to threads threads (onHostThreads), a rank each
-CombinedLevel combineRanks(const std::vector<RankLevel>& ranks, int threads = 1);
+//  copied on up to threads threads (onHostThreads), a rank each. world: where the ranks stand
+//  among the mesh's, needed (else Error) where a rank has patches to other groups (remotePatch)
+CombinedLevel combineRanks
+(
+    const std::vector<RankLevel>& ranks,
+    int threads = 1,
+    const GroupWorld* world = nullptr
+);
+
+//- The exchange of a level with other groups (GroupHalo) for the ranks' patches to them, the
+//  ranks' rows from rowStart; haloStart[r][patchi]: where rank r's patch patchi's faces start in
+//  the halo (-1: not a patch to another group). Throws Error where a patch leads to a rank
+//  outside world or to the group itself.
+GroupHalo planHalo
+(
+    const std::vector<RankLevel>& ranks,
+    const std::vector<int>& rowStart,
+    const GroupWorld& world,
+    std::vector<int>& haloSend,
+    std::vector<std::vector<int>>& haloStart
+);
 
 //- One coarsening step of OpenFOAM's agglomeration (GAMGAgglomeration, level k to k+1): fine
 //  cell to coarse cell, fine face to coarse face (>= 0) or -1 - the coarse cell that holds it,

@@ -111,6 +111,11 @@ namespace
     Foam::labelList groupRanks;
     Foam::label groupCommunicator = -1;
 
+    //- Every rank's group owner, and whether every group has several ranks
+    Foam::labelList ownerOfRank;
+    bool everyGroupShared = false;
+    Foam::label ownersCommunicator = -1;
+
     //- This rank's device (set by select; -1 before), and whether it is
     //  this process's current CUDA device yet
     Foam::label rankDevice = -1;
@@ -154,6 +159,24 @@ const Foam::labelList& Foam::gpuLduDevices::group()
 Foam::label Foam::gpuLduDevices::groupComm()
 {
     return groupCommunicator;
+}
+
+
+const Foam::labelList& Foam::gpuLduDevices::groupOwners()
+{
+    return ownerOfRank;
+}
+
+
+bool Foam::gpuLduDevices::everyRankShares()
+{
+    return everyGroupShared;
+}
+
+
+Foam::label Foam::gpuLduDevices::ownersComm()
+{
+    return ownersCommunicator;
 }
 
 
@@ -295,6 +318,27 @@ void formGroup
         groupCommunicator =
             UPstream::allocateCommunicator(UPstream::worldComm, groupRanks);
     }
+    ownerOfRank.setSize(Pstream::nProcs());
+    ownerOfRank[me] = groupRanks[0];
+    labelList sizes(Pstream::nProcs());
+    sizes[me] = groupRanks.size();
+    gpuLduCompat::allGatherList(ownerOfRank);
+    gpuLduCompat::allGatherList(sizes);
+    everyGroupShared = Pstream::parRun() && min(sizes) > 1;
+    if (everyGroupShared)
+    {
+        // (collective: every rank allocates it, the owners are in it)
+        labelList owners;
+        forAll(ownerOfRank, r)
+        {
+            if (ownerOfRank[r] == r)
+            {
+                owners.append(r);
+            }
+        }
+        ownersCommunicator =
+            UPstream::allocateCommunicator(UPstream::worldComm, owners);
+    }
 }
 
 
@@ -404,9 +448,12 @@ Foam::label Foam::gpuLduDevices::select
         if (nDevices > 1)
         {
             Info<< "; the groups of the " << nDevices << " devices exchange"
-                << " through the host: each rank's own OpenFOAM interfaces"
-                << " (MPI, within a node and between nodes), on every level"
-                << " of GAMG";
+                << " through the host (MPI, within a node and between nodes),"
+                << " on every level of GAMG"
+                << (
+                       everyGroupShared ? "" : ": each rank's own OpenFOAM"
+                       " interfaces (some rank is alone on its device)"
+                   );
         }
         Info<< nl << endl;
     }

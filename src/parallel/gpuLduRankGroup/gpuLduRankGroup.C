@@ -6,7 +6,12 @@
 #include "gpuLduRankGroup.H"
 #include "gpuLduCoupling.H"
 #include "gpuLduRankGroupOwnerCoupling.H"
+#include "gpuLduDevices.H"
 #include "processorLduInterface.H"
+#include "UIPstream.H"
+#include "UOPstream.H"
+
+#include <cstdlib>
 #include "PstreamReduceOps.H"
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
@@ -44,6 +49,109 @@ Foam::labelList couplingPlaces(const std::vector<gpuLdu::PatchPlace>& places)
     return phase;
 }
 
+//- The group rank across each of a rank's coupled patches: a plain
+//  processor patch's (processorCyclic may transform: host), or where every
+//  rank is in a group of several (groupsMeet) a processor patch to another
+//  group's rank as gpuLdu::remotePatch (their owners exchange those faces)
+Foam::labelList patchNeighbours
+(
+    const Foam::lduInterfaceFieldPtrsList& interfaces,
+    const Foam::labelList& ranks,
+    const bool groupsMeet
+)
+{
+    using namespace Foam;
+    labelList nbr(interfaces.size(), gpuLdu::noPatch);
+    forAll(interfaces, patchi)
+    {
+        if (!interfaces.set(patchi))
+        {
+            continue;
+        }
+        nbr[patchi] = gpuLdu::hostPatch;
+        const lduInterfaceField& field = interfaces[patchi];
+        const processorLduInterface* proc =
+            dynamic_cast<const processorLduInterface*>(&field.interface());
+        if
+        (
+            proc
+         && field.type() == "processor"
+         && proc->comm() == UPstream::worldComm
+        )
+        {
+            const label r = gpuLduCompat::indexOf(ranks, proc->neighbProcNo());
+            nbr[patchi] = r >= 0 || !groupsMeet
+                ? r : gpuLdu::remotePatch(proc->neighbProcNo());
+        }
+    }
+    return nbr;
+}
+
+
+//- Whether a rank updates its interfaces in patch order: under commsType
+//  scheduled OpenFOAM follows the mesh's patch schedule instead, and a cell
+//  on two patches takes their terms in the schedule's order, which the
+//  system's terms (patch and face order) follow only where the two agree
+bool updatedInPatchOrder
+(
+    const Foam::lduAddressing& addr,
+    const Foam::lduInterfaceFieldPtrsList& interfaces
+)
+{
+    using namespace Foam;
+    if (UPstream::defaultCommsType != UPstream::commsTypes::scheduled)
+    {
+        return true;
+    }
+    label last = -1;
+    for (const lduScheduleEntry& entry : addr.patchSchedule())
+    {
+        if (!entry.init && entry.patch < interfaces.size()
+         && interfaces.set(entry.patch))
+        {
+            if (entry.patch <= last)
+            {
+                return false;
+            }
+            last = entry.patch;
+        }
+    }
+    return true;
+}
+
+
+//- Whether the groups' owners exchange the faces between groups: where
+//  every rank of the mesh keeps its processor patches in its system (one
+//  stretch, in patch order; collective: every rank holds a group); else
+//  patchNbr's patches to other groups become each rank's own interfaces
+bool readAcross(Foam::labelList& patchNbr, const bool inPatchOrder)
+{
+    using namespace Foam;
+    const bool halo = returnReduce
+    (
+        inPatchOrder
+     && gpuLdu::groupPatchesContiguous
+        (
+            std::vector<int>(patchNbr.begin(), patchNbr.end())
+        ),
+        andOp<bool>(), Pstream::msgType(), UPstream::worldComm
+    );
+    for (label& nbr : patchNbr)
+    {
+        nbr = !halo && gpuLdu::isRemotePatch(nbr) ? label(gpuLdu::hostPatch) : nbr;
+    }
+    Info<< "gpuLduRankGroup: the groups' processor faces to each other "
+        << (
+               halo
+             ? "read across: their owners exchange x there, one message per"
+               " neighbouring group"
+             : "are each rank's own interfaces (a rank's processor patches"
+               " are not one stretch of its patches, processorCyclic between"
+               " them, or are updated out of patch order)"
+           ) << endl;
+    return halo;
+}
+
 } // End anonymous namespace
 
 
@@ -75,51 +183,19 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     allInSystem_(false),
     directCoarsestLogged_(false)
 {
-    // This rank's coupled patches: which group rank each plain processor
-    // patch leads to (processorCyclic may transform: host)
-    forAll(interfaces, patchi)
-    {
-        if (!interfaces.set(patchi))
-        {
-            continue;
-        }
-        patchNbr_[patchi] = gpuLdu::hostPatch;
-        const lduInterfaceField& field = interfaces[patchi];
-        const processorLduInterface* proc =
-            dynamic_cast<const processorLduInterface*>(&field.interface());
-        if
-        (
-            proc
-         && field.type() == "processor"
-         && proc->comm() == UPstream::worldComm
-        )
-        {
-            patchNbr_[patchi] =
-                gpuLduCompat::indexOf(ranks_, proc->neighbProcNo());
-        }
-    }
+    const bool groupsMeet = gpuLduDevices::everyRankShares();
+    patchNbr_ = patchNeighbours(interfaces, ranks_, groupsMeet);
     if (!shared())
     {
         return;
     }
-
-    // Under commsType scheduled OpenFOAM updates the interfaces in the mesh's
-    // patch schedule, not in patch order: a cell on two patches then takes
-    // their terms in the schedule's order, which the system's terms (patch
-    // and face order) follow only where the two agree
-    if (UPstream::defaultCommsType == UPstream::commsTypes::scheduled)
-    {
-        label last = -1;
-        for (const lduScheduleEntry& entry : addr.patchSchedule())
-        {
-            if (!entry.init && entry.patch < interfaces.size()
-             && interfaces.set(entry.patch))
-            {
-                inPatchOrder_ = inPatchOrder_ && entry.patch > last;
-                last = entry.patch;
-            }
-        }
-    }
+    world_.rank.assign(ranks_.begin(), ranks_.end());
+    world_.ownerOf.assign
+    (
+        gpuLduDevices::groupOwners().begin(), gpuLduDevices::groupOwners().end()
+    );
+    inPatchOrder_ = updatedInPatchOrder(addr, interfaces);
+    const bool halo = groupsMeet && readAcross(patchNbr_, inPatchOrder_);
 
     // The owner combines the ranks' addressing and decides whether the
     // group keeps its patches on the host; this rank's patches kept to find
@@ -156,6 +232,10 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     }
     allInSystem_ =
         returnReduce(allInSystem, andOp<bool>(), groupTag + 1, comm_);
+    if (halo && executor_ == gpuLdu::Executor::gpu && owner())
+    {
+        openDeviceExchange();
+    }
     const auto start = std::chrono::steady_clock::now();
     shareValues();
     if (debug)
@@ -167,6 +247,67 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
 
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
+
+void Foam::gpuLduRankGroup::openDeviceExchange()
+{
+    // The owners' communicator lists them in ascending mesh rank
+    const label comm = gpuLduDevices::ownersComm();
+    std::vector<int> owners;
+    forAll(gpuLduDevices::groupOwners(), r)
+    {
+        if (gpuLduDevices::groupOwners()[r] == r)
+        {
+            owners.push_back(r);
+        }
+    }
+    const char* choice = std::getenv("GPULDU_GROUP_EXCHANGE");
+    const std::string why = choice && std::string(choice) == "host"
+        ? "GPULDU_GROUP_EXCHANGE=host" : gpuLdu::deviceExchangeUnavailable();
+    if (!returnReduce(why.empty(), andOp<bool>(), Pstream::msgType(), comm))
+    {
+        Info<< "gpuLduRankGroup: the owners exchange the faces between groups"
+            << " through the host (" << (why.empty() ? "not on every owner" : why)
+            << ")" << endl;
+        return;
+    }
+
+    // owner 0 makes the communicator's id and hands it to the others
+    const label me = UPstream::myProcNo(comm);
+    std::vector<char> id(128);
+    if (me == 0)
+    {
+        id = gpuLdu::deviceExchangeId();
+        for (label k = 1; k < UPstream::nProcs(comm); ++k)
+        {
+            UOPstream::write
+            (
+                UPstream::commsTypes::scheduled, k, id.data(), id.size(),
+                groupTag, comm
+            );
+        }
+    }
+    else
+    {
+        UIPstream::read
+        (
+            UPstream::commsTypes::scheduled, 0, id.data(), id.size(),
+            groupTag, comm
+        );
+    }
+    try
+    {
+        deviceExchange_ = gpuLdu::openDeviceExchange(id, owners, me);
+    }
+    catch (const gpuLdu::Error& e)
+    {
+        FatalErrorInFunction
+            << "owner " << me << " of " << owners.size() << ": " << e.what()
+            << exit(FatalError);
+    }
+    Info<< "gpuLduRankGroup: the owners exchange the faces between groups on"
+        << " the device: " << deviceExchange_->describe().c_str() << endl;
+}
+
 
 gpuLdu::RankLevel Foam::gpuLduRankGroup::rankLevel
 (
@@ -201,7 +342,16 @@ bool Foam::gpuLduRankGroup::combine
 )
 {
     const auto start = std::chrono::steady_clock::now();
-    combined_ = gpuLdu::combineRanks(levels, ranks_.size());
+    try
+    {
+        combined_ = gpuLdu::combineRanks(levels, ranks_.size(), &world_);
+    }
+    catch (const gpuLdu::Error& e)
+    {
+        FatalErrorInFunction
+            << "the ranks of the group " << ranks_ << ": " << e.what()
+            << exit(FatalError);
+    }
     systemHosts_ = gpuLdu::hostPhases(combined_);
     termDest_.assign(1, gpuLdu::termDestinations(combined_.termSource));
     termCoeffs_.resize(combined_.termSource.size());
@@ -215,7 +365,9 @@ bool Foam::gpuLduRankGroup::combine
         log<< " " << ranks_[r];
     }
     log<< ": " << nCells << " cells, " << combined_.termSource.size()
-        << " processor-face terms in the system, "
+        << " processor-face terms in the system ("
+        << combined_.halo.nHalo() << " across to "
+        << combined_.halo.neighbours.size() << " other groups), "
         << combined_.hostCells.size() << " interface cells on the host"
         << (combined_.onHost ? " (patches to the group not one stretch, not"
             " matching, or updated out of patch order by commsType scheduled:"

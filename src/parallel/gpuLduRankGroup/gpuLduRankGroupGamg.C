@@ -12,17 +12,20 @@ Description
     faces as device coupling terms and their sums taken per rank and handed
     to OpenFOAM's reduce by each rank, is native's level k: the coarse
     matrices, smoothers and factors of each block are the rank's own. The
-    ranks' other coupled patches (cyclic, processorCyclic, cyclicAMI, and
-    processor patches to ranks of other groups, other devices or nodes) are
-    their own coarse interfaces of the level (GAMGInterfaceField, as
-    GAMGSolver makes them), updated by each rank at the owner's request in
-    the phase of the finest level (early or late of the device terms):
-    native's terms in native's order, through OpenFOAM's own exchanges.
+    processor faces to ranks of other groups (other devices or nodes) are
+    device terms read across too, their values exchanged by the groups'
+    owners (gpuLdu::GroupHalo), where every rank is in a group. The ranks'
+    other coupled patches (cyclic, processorCyclic, cyclicAMI) are their
+    own coarse interfaces of the level (GAMGInterfaceField, as GAMGSolver
+    makes them), updated by each rank at the owner's request in the phase
+    of the finest level (early or late of the device terms): native's terms
+    in native's order, through OpenFOAM's own exchanges.
 
 \*---------------------------------------------------------------------------*/
 
 #include "gpuLduRankGroupOwnerCoupling.H"
 #include "gpuLduGamgCouplings.H"
+#include "gpuLduDevices.H"
 #include "GAMGAgglomeration.H"
 
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
@@ -44,19 +47,28 @@ bool Foam::gpuLduRankGroup::combineGamg
     // coarse levels only. The levels, then the steps, each on a thread of
     // its own while the other ranks wait for the decision (agree)
     std::vector<gpuLdu::CombinedLevel> coarse(nLevels - 1);
-    gpuLdu::onHostThreads
-    (
-        nLevels - 1, n,
-        [&](const int k)
-        {
-            std::vector<gpuLdu::RankLevel> level(n);
-            for (label r = 0; r < n; ++r)
+    try
+    {
+        gpuLdu::onHostThreads
+        (
+            nLevels - 1, n,
+            [&](const int k)
             {
-                level[r] = std::move(ranks[r].levels[k]);
+                std::vector<gpuLdu::RankLevel> level(n);
+                for (label r = 0; r < n; ++r)
+                {
+                    level[r] = std::move(ranks[r].levels[k]);
+                }
+                coarse[k] = gpuLdu::combineRanks(level, 1, &world_);
             }
-            coarse[k] = gpuLdu::combineRanks(level);
-        }
-    );
+        );
+    }
+    catch (const gpuLdu::Error& e)
+    {
+        FatalErrorInFunction
+            << "the ranks of the group " << ranks_ << ": " << e.what()
+            << exit(FatalError);
+    }
     std::vector<const gpuLdu::CombinedLevel*> combined{&combined_};
     for (const gpuLdu::CombinedLevel& c : coarse)
     {
@@ -143,7 +155,12 @@ bool Foam::gpuLduRankGroup::combineGamg
         << combined_.hostCells.size() << " finest interface cells on the host"
         << (combined_.onHost ? " (every patch: see the group's system)" : "")
         << ", "
-        << (gamgLocalSums_ ? "sums on the device" : "sums per rank")
+        << (
+               gamgLocalSums_ ? "sums on the device"
+             : executor == gpuLdu::Executor::gpu
+            && gpuLduDevices::everyRankShares()
+             ? "sums per group, reduced among the owners" : "sums per rank"
+           )
         << "; set up in "
         << secondsSince(start) << " s (combined " << combinedSeconds
         << " s)" << endl;

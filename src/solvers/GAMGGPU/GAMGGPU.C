@@ -297,10 +297,12 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         // ranks, or with patches outside its system, does not hold)
         group = nullptr;
     }
-    // The groups' hierarchies meet through their ranks' interfaces only
-    // where every rank of the mesh is in one: beside a rank with a
-    // hierarchy of its own (a group of one rank) a run was seen to hang
-    // (6 ranks on 4 devices), so there every rank keeps its own
+    // The groups' hierarchies meet where every rank of the mesh is in one
+    // (their owners exchange the faces between groups, gpuLdu::GroupHalo,
+    // which a rank's own hierarchy does not): beside a rank alone on its
+    // device, or where some group keeps per-rank hierarchies, every rank
+    // keeps its own (beside a lone rank's own hierarchy the groups' were
+    // also seen to hang when they met through their ranks' interfaces)
     const label comm = matrix_.mesh().comm();
     const label inGroups = Pstream::parRun()
       ? returnReduce(label(group != nullptr), sumOp<label>(), Pstream::msgType(), comm)

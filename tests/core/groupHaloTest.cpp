@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The exchange between groups (gpuLdu/rankGroup.hpp, GroupHalo): the ranks of a decomposed
+// problem split into groups, each combined into one system whose processor faces to the other
+// groups read a halo that a fake transport fills from the other groups' x (as their owners'
+// messages would). Every product, residual, row-sum and magnitude of the groups is the one
+// system's of all the ranks, bit for bit: the same terms in the same order, only read across.
+
+#include "referenceKrylov.hpp"
+#include "gpuLdu/rankGroup.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+namespace gpuLdu::test
+{
+
+namespace
+{
+
+//- A grid of nx x ny cells (5-point stencil) whose cells a random partition gives to nRanks
+//  ranks; each rank's level (its cells in grid order, its faces, its processor patches to the
+//  ranks beside it in ascending order, each patch's faces in grid order on both sides) and its
+//  values: diag, upper (symmetric), and per patch face the interface coefficient
+struct Decomposed
+{
+    std::vector<RankLevel> ranks;
+    std::vector<std::vector<double>> diag, upper, terms;
+};
+
+Decomposed decompose(int nx, int ny, int nRanks, unsigned seed)
+{
+    const int n = nx*ny;
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> pick(0, nRanks - 1);
+    std::uniform_real_distribution<double> value(0.5, 1.5);
+    std::vector<int> rankOf(n), local(n);
+    for (int c = 0; c < n; ++c)
+    {
+        rankOf[c] = c < nRanks ? c : pick(gen);
+    }
+    Decomposed d;
+    d.ranks.resize(nRanks);
+    d.diag.resize(nRanks);
+    d.upper.resize(nRanks);
+    d.terms.resize(nRanks);
+    for (int c = 0; c < n; ++c)
+    {
+        RankLevel& r = d.ranks[rankOf[c]];
+        local[c] = r.nCells++;
+        d.diag[rankOf[c]].push_back(4 + value(gen));
+    }
+    // faces (lower, upper) in ascending order: their coefficient, rank by rank or across
+    std::map<std::pair<int, int>, std::vector<std::pair<int, double>>> across;
+    for (int c = 0; c < n; ++c)
+    {
+        for (const int nbr : {c + 1, c + nx})
+        {
+            if ((nbr == c + 1 && (c + 1) % nx == 0) || nbr >= n)
+            {
+                continue;
+            }
+            const double a = -value(gen);
+            const int rc = rankOf[c];
+            const int rn = rankOf[nbr];
+            if (rc == rn)
+            {
+                d.ranks[rc].lower.push_back(local[c]);
+                d.ranks[rc].upper.push_back(local[nbr]);
+                d.upper[rc].push_back(a);
+            }
+            else
+            {
+                across[{rc, rn}].push_back({local[c], a});
+                across[{rn, rc}].push_back({local[nbr], a});
+            }
+        }
+    }
+    for (const auto& [pair, faces] : across)
+    {
+        RankLevel& r = d.ranks[pair.first];
+        r.patchNeighbour.push_back(pair.second);
+        r.patchCells.emplace_back();
+        for (const auto& [cell, a] : faces)
+        {
+            r.patchCells.back().push_back(cell);
+            // OpenFOAM's interface coefficient: y -= coeff*x across, coeff = -a
+            d.terms[pair.first].push_back(-a);
+        }
+    }
+    return d;
+}
+
+//- One group's system: its ranks' levels (patches to ranks outside it remotePatch), combined,
+//  with their values
+template<class B>
+struct GroupSystem
+{
+    CombinedLevel level;
+    std::unique_ptr<LduSystemImpl<B>> system;
+    int owner = 0;
+
+    GroupSystem(const Decomposed& d, const std::vector<int>& members, const std::vector<int>& ownerOf)
+    {
+        std::vector<RankLevel> ranks;
+        std::vector<double> diag, upper, terms;
+        for (const int m : members)
+        {
+            RankLevel r = d.ranks[m];
+            for (int& nbr : r.patchNeighbour)
+            {
+                const auto at = std::find(members.begin(), members.end(), nbr);
+                nbr = at != members.end() ? int(at - members.begin()) : remotePatch(nbr);
+            }
+            ranks.push_back(r);
+            diag.insert(diag.end(), d.diag[m].begin(), d.diag[m].end());
+            upper.insert(upper.end(), d.upper[m].begin(), d.upper[m].end());
+            terms.insert(terms.end(), d.terms[m].begin(), d.terms[m].end());
+        }
+        GroupWorld world;
+        world.rank = members;
+        world.ownerOf = ownerOf;
+        owner = members.front();
+        level = combineRanks(ranks, 1, &world);
+        system = std::make_unique<LduSystemImpl<B>>(level.view());
+        system->setMatrix(diag.data(), upper.data(), nullptr);
+        system->setParts(level.rowStart);
+        system->setDeviceCouplings(level.couplings);
+        std::vector<double> coeffs(level.termSource.size());
+        for (std::size_t k = 0; k < coeffs.size(); ++k)
+        {
+            coeffs[k] = terms[level.termSource[k]];
+        }
+        system->setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
+    }
+};
+
+//- The fake transport: the halo of a group from the other groups' x, as their owners' messages
+//  would bring it (each neighbour's values for this group, in its order)
+template<class B>
+class FakeExchange : public Coupling
+{
+    const std::vector<GroupSystem<B>>& groups_;
+    const std::vector<std::vector<double>>& x_;
+    int me_;
+
+public:
+    mutable int exchanges = 0;
+
+    const CombinedLevel& level() const
+    {
+        return groups_[me_].level;
+    }
+
+    FakeExchange(const std::vector<GroupSystem<B>>& groups, const std::vector<std::vector<double>>& x, int me)
+    :
+        groups_(groups), x_(x), me_(me)
+    {}
+
+    void exchangeHalo(const double* send, double* halo) const override
+    {
+        ++exchanges;
+        const CombinedLevel& mine = groups_[me_].level;
+        const GroupHalo& h = mine.halo;
+        // what this group sends is x at its cells haloSend
+        for (int i = 0; i < h.nSend(); ++i)
+        {
+            EXPECT_EQ(send[i], x_[me_][mine.couplings.haloSend[i]]);
+        }
+        for (std::size_t k = 0; k < h.neighbours.size(); ++k)
+        {
+            const auto other = std::find_if(groups_.begin(), groups_.end(),
+                [&](const GroupSystem<B>& g) { return g.owner == h.neighbours[k]; });
+            ASSERT_NE(other, groups_.end());
+            const GroupHalo& theirs = other->level.halo;
+            const auto at = std::find(theirs.neighbours.begin(), theirs.neighbours.end(), groups_[me_].owner);
+            ASSERT_NE(at, theirs.neighbours.end());
+            const int m = int(at - theirs.neighbours.begin());
+            ASSERT_EQ(theirs.sendStart[m + 1] - theirs.sendStart[m], h.recvStart[k + 1] - h.recvStart[k]);
+            for (int i = 0; i < h.recvStart[k + 1] - h.recvStart[k]; ++i)
+            {
+                halo[h.recvStart[k] + i] =
+                    x_[other - groups_.begin()][other->level.couplings.haloSend[theirs.sendStart[m] + i]];
+            }
+        }
+    }
+};
+
+//- The same exchange as if on the device (the owners' NCCL): send and halo on the backend,
+//  copied through the host here; the system then neither downloads nor uploads them itself
+template<class B>
+class FakeDeviceExchange : public FakeExchange<B>
+{
+public:
+    using FakeExchange<B>::FakeExchange;
+    mutable int onDevice = 0;
+
+    bool exchangeHaloOnDevice(const double* send, double* halo) const override
+    {
+        const CombinedLevel& mine = this->level();
+        std::vector<double> s(mine.halo.nSend()), h(mine.halo.nHalo());
+        B::download(s.data(), send, s.size());
+        this->exchangeHalo(s.data(), h.data());
+        B::upload(halo, h.data(), h.size());
+        ++onDevice;
+        return true;
+    }
+};
+
+using ints = std::vector<int>;
+
+} // namespace
+
+
+//- Six ranks of a randomly split grid as one system and as three groups of two: A x, A^T x, the
+//  residual's and the row sums' terms and the magnitudes are the one system's bit for bit
+TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
+{
+    using B = TypeParam;
+    const Decomposed d = decompose(14, 11, 6, 7);
+    const ints ownerOf{0, 0, 2, 2, 4, 4};
+    GroupSystem<B> all(d, {0, 1, 2, 3, 4, 5}, ints(6, 0));
+    EXPECT_EQ(all.level.halo.nHalo(), 0);
+    std::vector<GroupSystem<B>> groups;
+    groups.emplace_back(d, ints{0, 1}, ownerOf);
+    groups.emplace_back(d, ints{2, 3}, ownerOf);
+    groups.emplace_back(d, ints{4, 5}, ownerOf);
+    int nHalo = 0;
+    for (const GroupSystem<B>& g : groups)
+    {
+        EXPECT_GT(g.level.halo.nHalo(), 0);
+        EXPECT_EQ(g.level.halo.nHalo(), g.level.halo.nSend());
+        nHalo += g.level.halo.nHalo();
+    }
+    // every term of the one system is a group's: to its own ranks or read across
+    EXPECT_EQ(all.level.termSource.size(),
+              groups[0].level.termSource.size() + groups[1].level.termSource.size()
+            + groups[2].level.termSource.size());
+    EXPECT_GT(nHalo, 0);
+
+    const std::vector<double> x = randomVector(all.level.nCells(), 11);
+    const std::vector<double> b = randomVector(all.level.nCells(), 12);
+    std::vector<std::vector<double>> xs, bs;
+    for (const GroupSystem<B>& g : groups)
+    {
+        const int first = all.level.rowStart[2*int(xs.size())];
+        xs.emplace_back(x.begin() + first, x.begin() + first + g.level.nCells());
+        bs.emplace_back(b.begin() + first, b.begin() + first + g.level.nCells());
+    }
+
+    // each operation on the one system and on the groups, the groups' rows one after the other
+    using Op = std::function<void(LduSystemImpl<B>&, double*, const double*, const Coupling&)>;
+    const std::vector<std::pair<std::string, Op>> ops{
+        {"A x", [](LduSystemImpl<B>& s, double* y, const double* xd, const Coupling& c) { s.amul(y, xd, c); }},
+        {"A^T x", [](LduSystemImpl<B>& s, double* y, const double* xd, const Coupling& c) { s.tmul(y, xd, c); }},
+        {"residual", [](LduSystemImpl<B>& s, double* y, const double* xd, const Coupling& c) { s.addInterfaceResidual(y, xd, c); }},
+        {"magnitudes", [](LduSystemImpl<B>& s, double* y, const double*, const Coupling& c) { s.addInterfaceMagnitudes(y, c); }}};
+    for (const auto& [name, op] : ops)
+    {
+        SCOPED_TRACE(name);
+        const Coupling none;
+        typename B::template Vector<double> dx(x.begin(), x.end()), dy(b.begin(), b.end());
+        op(*all.system, ptr(dy), ptr(dx), none);
+        const std::vector<double> expected = toHost(dy);
+
+        // through the host, then as on the device (taken on the GPU backend only)
+        for (const bool device : {false, true})
+        {
+            SCOPED_TRACE(device ? "on the device" : "through the host");
+            std::vector<double> got;
+            int exchanges = 0, onDevice = 0;
+            for (int g = 0; g < 3; ++g)
+            {
+                const FakeExchange<B> host(groups, xs, g);
+                const FakeDeviceExchange<B> onGpu(groups, xs, g);
+                const FakeExchange<B>& fake = device ? onGpu : host;
+                typename B::template Vector<double> gx(xs[g].begin(), xs[g].end()), gy(bs[g].begin(), bs[g].end());
+                op(*groups[g].system, ptr(gy), ptr(gx), fake);
+                const std::vector<double> y = toHost(gy);
+                got.insert(got.end(), y.begin(), y.end());
+                exchanges += fake.exchanges;
+                onDevice += onGpu.onDevice;
+            }
+            EXPECT_EQ(got, expected);
+            // the terms that read x exchange once per group; the magnitudes need no x
+            EXPECT_EQ(exchanges, name == "magnitudes" ? 0 : 3);
+            EXPECT_EQ(onDevice, device && B::executor == Executor::gpu ? exchanges : 0);
+        }
+    }
+}
+
+
+//- The halo's order: a message holds the pairs (sender's rank, receiver's rank, q) ascending, so
+//  that two patches between the same ranks and patches of several ranks meet face for face
+TEST(GroupHalo, MessagesInPairOrder)
+{
+    // group {0, 1} (mesh ranks 0 and 1) beside group {2, 3}; rank 0 has two patches to rank 3
+    // (q = 0, 1) and one to rank 2, rank 1 one to rank 2
+    RankLevel r0;
+    r0.nCells = 4;
+    r0.patchNeighbour = {1, remotePatch(3), remotePatch(2), remotePatch(3)};
+    r0.patchCells = {{0}, {1, 2}, {3}, {0}};
+    RankLevel r1;
+    r1.nCells = 3;
+    r1.patchNeighbour = {0, remotePatch(2)};
+    r1.patchCells = {{1}, {2, 0}};
+    GroupWorld world;
+    world.rank = {0, 1};
+    world.ownerOf = {0, 0, 2, 2};
+    const CombinedLevel c = combineRanks({r0, r1}, 1, &world);
+    EXPECT_FALSE(c.onHost);
+    EXPECT_EQ(c.halo.neighbours, (ints{2}));
+    // sent: (0, 2, 0) cell 3; (0, 3, 0) cells 1 2; (0, 3, 1) cell 0; (1, 2, 0) cells 4+2, 4+0
+    EXPECT_EQ(c.couplings.haloSend, (ints{3, 1, 2, 0, 6, 4}));
+    EXPECT_EQ(c.halo.sendStart, (ints{0, 6}));
+    // received (theirs, mine, q): (2, 0, 0) 1 value; (2, 1, 0) 2; (3, 0, 0) 2; (3, 0, 1) 1
+    EXPECT_EQ(c.halo.recvStart, (ints{0, 6}));
+    EXPECT_EQ(c.couplings.nHalo, 6);
+    // rank 0's patch 1 (to 3, q 0) reads halo 3 and 4, patch 3 (to 3, q 1) halo 5, patch 2
+    // (to 2) halo 0; rank 1's patch 1 (to 2) halo 1, 2: columns 7 + halo
+    const int n = 7;
+    std::map<int, std::vector<int>> colsOfRow;
+    for (std::size_t j = 0; j < c.couplings.rows.size(); ++j)
+    {
+        for (int k = c.couplings.start[j]; k < c.couplings.start[j + 1]; ++k)
+        {
+            colsOfRow[c.couplings.rows[j]].push_back(c.couplings.cols[k]);
+        }
+    }
+    EXPECT_EQ(colsOfRow[0], (ints{4 + 1, n + 5}));   // to rank 1's cell 1, then (0, 3, 1)
+    EXPECT_EQ(colsOfRow[1], (ints{n + 3}));
+    EXPECT_EQ(colsOfRow[2], (ints{n + 4}));
+    EXPECT_EQ(colsOfRow[3], (ints{n + 0}));
+    EXPECT_EQ(colsOfRow[6], (ints{n + 1}));
+    EXPECT_EQ(colsOfRow[4], (ints{n + 2}));
+}
+
+
+//- A patch to another group without the group's world, to a rank the world does not know, or to
+//  the group's own rank marked as another group's: errors, never a halo that reads garbage
+TEST(GroupHalo, BadWorldsThrow)
+{
+    RankLevel r0;
+    r0.nCells = 2;
+    r0.patchNeighbour = {1, remotePatch(2)};
+    r0.patchCells = {{0}, {1}};
+    RankLevel r1;
+    r1.nCells = 2;
+    r1.patchNeighbour = {0};
+    r1.patchCells = {{1}};
+    EXPECT_THROW(combineRanks({r0, r1}), Error);
+    GroupWorld world;
+    world.rank = {0, 1};
+    world.ownerOf = {0, 0};
+    EXPECT_THROW(combineRanks({r0, r1}, 1, &world), Error);
+    world.ownerOf = {0, 0, 0};
+    EXPECT_THROW(combineRanks({r0, r1}, 1, &world), Error);
+    world.ownerOf = {0, 0, 2};
+    EXPECT_NO_THROW(combineRanks({r0, r1}, 1, &world));
+    // a host patch between the processor patches: the group keeps its patches on the host,
+    // which a patch to another group cannot be
+    r1.patchNeighbour = {0, hostPatch, 0};
+    r1.patchCells = {{1}, {0}, {0}};
+    r0.patchNeighbour = {1, 1, remotePatch(2)};
+    r0.patchCells = {{0}, {0}, {1}};
+    EXPECT_THROW(combineRanks({r0, r1}, 1, &world), Error);
+}
+
+} // namespace gpuLdu::test
