@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Device selection (gpuLdu.hpp): whether the build has the GPU backend and a usable device, the
-// devices this process sees, the one it uses, and which of a node's devices each rank takes.
+// devices this process sees, the one it uses, and which of a node's devices each rank takes; and
+// whether the groups' owners can exchange on the device (gpuLdu/deviceExchange.hpp: NCCL in the
+// CUDA build, backend/cuda/NcclExchange.cu; none without CUDA).
 
 #include "gpuLdu/gpuLdu.hpp"
+#include "gpuLdu/deviceExchange.hpp"
 
 #ifdef GPULDU_WITH_CUDA
 #include "backend/cuda/CudaDevices.hpp"
+#include "backend/cuda/NcclExchange.hpp"
 #endif
 
 #include <algorithm>
@@ -71,6 +75,44 @@ std::vector<int> deviceOfLocalRanks(int nLocal, int nDevices)
         }
     }
     return device;
+}
+
+
+std::string deviceExchangeUnavailable()
+{
+#ifdef GPULDU_WITH_CUDA
+    return ncclUnavailable();
+#else
+    return "this build of gpuLduSolvers has no CUDA backend";
+#endif
+}
+
+
+std::vector<char> deviceExchangeId()
+{
+#ifdef GPULDU_WITH_CUDA
+    return ncclId();
+#else
+    throw Error("gpuLdu: " + deviceExchangeUnavailable());
+#endif
+}
+
+
+std::unique_ptr<DeviceExchange> openDeviceExchange
+(
+    const std::vector<char>& id,
+    const std::vector<int>& owners,
+    int me
+)
+{
+#ifdef GPULDU_WITH_CUDA
+    return ncclOpen(id, owners, me);
+#else
+    (void)id;
+    (void)owners;
+    (void)me;
+    throw Error("gpuLdu: " + deviceExchangeUnavailable());
+#endif
 }
 
 } // namespace gpuLdu

@@ -8,11 +8,11 @@
 #include "gpuLduRankGroupOwnerCoupling.H"
 #include "gpuLduDevices.H"
 #include "processorLduInterface.H"
+#include "PstreamReduceOps.H"
 #include "UIPstream.H"
 #include "UOPstream.H"
 
 #include <cstdlib>
-#include "PstreamReduceOps.H"
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
 
