@@ -28,6 +28,79 @@ Description
 #include "gpuLduDevices.H"
 #include "GAMGAgglomeration.H"
 
+// * * * * * * * * * * * * * * * Local Functions * * * * * * * * * * * * * * * //
+
+namespace
+{
+
+//- The ranks' coarse levels combined, level k from every rank's level k (a
+//  level on a thread of its own while the other ranks wait for the decision)
+std::vector<gpuLdu::CombinedLevel> combineCoarseLevels
+(
+    std::vector<gpuLdu::RankSetup>& ranks,
+    const gpuLdu::GroupWorld& world,
+    const Foam::labelList& groupRanks
+)
+{
+    using namespace Foam;
+    const label n = ranks.size();
+    const label nCoarse = ranks[0].levels.size();
+    std::vector<gpuLdu::CombinedLevel> coarse(nCoarse);
+    try
+    {
+        gpuLdu::onHostThreads
+        (
+            nCoarse, n,
+            [&](const int k)
+            {
+                std::vector<gpuLdu::RankLevel> level(n);
+                for (label r = 0; r < n; ++r)
+                {
+                    level[r] = std::move(ranks[r].levels[k]);
+                }
+                coarse[k] = gpuLdu::combineRanks(level, 1, &world);
+            }
+        );
+    }
+    catch (const gpuLdu::Error& e)
+    {
+        FatalErrorInFunction
+            << "the ranks of the group " << groupRanks << ": " << e.what()
+            << exit(FatalError);
+    }
+    return coarse;
+}
+
+
+//- Each coarsening step of the ranks one after the other, onto the combined
+//  coarse levels (a step on a thread of its own)
+std::vector<gpuLdu::CombinedCoarsening> combineSteps
+(
+    std::vector<gpuLdu::RankSetup>& ranks,
+    const std::vector<gpuLdu::CombinedLevel>& coarse
+)
+{
+    const int n = ranks.size();
+    std::vector<gpuLdu::CombinedCoarsening> steps(coarse.size());
+    gpuLdu::onHostThreads
+    (
+        int(coarse.size()), n,
+        [&](const int k)
+        {
+            std::vector<gpuLdu::Coarsening> step(n);
+            for (int r = 0; r < n; ++r)
+            {
+                step[r] = std::move(ranks[r].steps[k]);
+            }
+            steps[k] = gpuLdu::combineCoarsening(step, coarse[k]);
+        }
+    );
+    return steps;
+}
+
+} // End anonymous namespace
+
+
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
 bool Foam::gpuLduRankGroup::combineGamg
@@ -38,37 +111,14 @@ bool Foam::gpuLduRankGroup::combineGamg
 )
 {
     const auto start = std::chrono::steady_clock::now();
-    const label n = ranks.size();
     const label nLevels = ranks[0].levels.size() + 1;
 
     // Level k: the ranks' level k one after the other. The finest level is
     // the mesh's own addressing, which the group's system combined already
     // (combined_: the same patches, terms and order), so the ranks send the
-    // coarse levels only. The levels, then the steps, each on a thread of
-    // its own while the other ranks wait for the decision (agree)
-    std::vector<gpuLdu::CombinedLevel> coarse(nLevels - 1);
-    try
-    {
-        gpuLdu::onHostThreads
-        (
-            nLevels - 1, n,
-            [&](const int k)
-            {
-                std::vector<gpuLdu::RankLevel> level(n);
-                for (label r = 0; r < n; ++r)
-                {
-                    level[r] = std::move(ranks[r].levels[k]);
-                }
-                coarse[k] = gpuLdu::combineRanks(level, 1, &world_);
-            }
-        );
-    }
-    catch (const gpuLdu::Error& e)
-    {
-        FatalErrorInFunction
-            << "the ranks of the group " << ranks_ << ": " << e.what()
-            << exit(FatalError);
-    }
+    // coarse levels only
+    const std::vector<gpuLdu::CombinedLevel> coarse =
+        combineCoarseLevels(ranks, world_, ranks_);
     std::vector<const gpuLdu::CombinedLevel*> combined{&combined_};
     for (const gpuLdu::CombinedLevel& c : coarse)
     {
@@ -79,21 +129,8 @@ bool Foam::gpuLduRankGroup::combineGamg
         return false;
     }
 
-    // Each coarsening step of the ranks one after the other
-    std::vector<gpuLdu::CombinedCoarsening> steps(nLevels - 1);
-    gpuLdu::onHostThreads
-    (
-        nLevels - 1, n,
-        [&](const int k)
-        {
-            std::vector<gpuLdu::Coarsening> step(n);
-            for (label r = 0; r < n; ++r)
-            {
-                step[r] = std::move(ranks[r].steps[k]);
-            }
-            steps[k] = gpuLdu::combineCoarsening(step, coarse[k]);
-        }
-    );
+    const std::vector<gpuLdu::CombinedCoarsening> steps =
+        combineSteps(ranks, coarse);
     std::vector<gpuLdu::GamgLevelView> views;
     for (label k = 0; k + 1 < nLevels; ++k)
     {
@@ -145,9 +182,9 @@ bool Foam::gpuLduRankGroup::combineGamg
 
     OSstream& log = ownerLog();
     log<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
-    forAll(ranks_, r)
+    for (const label r : ranks_)
     {
-        log<< " " << ranks_[r];
+        log<< " " << r;
     }
     log<< ": " << nLevels << " levels (" << combined_.nCells() << " to "
         << combined.back()->nCells() << " cells), " << nTerms

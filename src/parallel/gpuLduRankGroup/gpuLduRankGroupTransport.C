@@ -68,6 +68,55 @@ std::string takeHandle(char (&field)[N])
     return field;
 }
 
+//- The owner's: each other rank r's set-up (sizes[r] ints in the shared
+//  buffer of handles[r]) unpacked into setups[r], a rank a thread; a
+//  FatalError naming the rank whose set-up is not one
+void unpackSetups
+(
+    const std::vector<std::string>& handles,
+    const std::vector<std::int64_t>& sizes,
+    std::vector<gpuLdu::RankSetup>& setups,
+    const Foam::labelList& groupRanks
+)
+{
+    using namespace Foam;
+    const label n = setups.size();
+    std::vector<std::string> errors(n);
+    gpuLdu::onHostThreads
+    (
+        n - 1, n,
+        [&](const int i)
+        {
+            const label r = i + 1;
+            try
+            {
+                const gpuLdu::SharedHostBuffer message
+                (
+                    handles[r], std::size_t(sizes[r] + 1)/2
+                );
+                setups[r] = gpuLdu::unpackRankSetup
+                (
+                    reinterpret_cast<const int*>(message.data()),
+                    std::size_t(sizes[r])
+                );
+            }
+            catch (const gpuLdu::Error& e)
+            {
+                errors[r] = e.what();
+            }
+        }
+    );
+    for (label r = 1; r < n; ++r)
+    {
+        if (!errors[r].empty())
+        {
+            FatalErrorInFunction
+                << "rank " << groupRanks[r] << " of the group: " << errors[r]
+                << abort(FatalError);
+        }
+    }
+}
+
 } // End anonymous namespace
 
 
@@ -406,40 +455,7 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         // the time spent reading the set-ups once every rank's is there (the
         // rest is waiting for the ranks to pack them)
         const auto readStart = std::chrono::steady_clock::now();
-        std::vector<std::string> errors(n);
-        gpuLdu::onHostThreads
-        (
-            n - 1, n,
-            [&](const int i)
-            {
-                const label r = i + 1;
-                try
-                {
-                    const gpuLdu::SharedHostBuffer message
-                    (
-                        handles[r], std::size_t(sizes[r] + 1)/2
-                    );
-                    setups[r] = gpuLdu::unpackRankSetup
-                    (
-                        reinterpret_cast<const int*>(message.data()),
-                        std::size_t(sizes[r])
-                    );
-                }
-                catch (const gpuLdu::Error& e)
-                {
-                    errors[r] = e.what();
-                }
-            }
-        );
-        for (label r = 1; r < n; ++r)
-        {
-            if (!errors[r].empty())
-            {
-                FatalErrorInFunction
-                    << "rank " << ranks_[r] << " of the group: " << errors[r]
-                    << abort(FatalError);
-            }
-        }
+        unpackSetups(handles, sizes, setups, ranks_);
         const double readSeconds = secondsSince(readStart);
         const double receivedSeconds = secondsSince(start);
         if (debug)

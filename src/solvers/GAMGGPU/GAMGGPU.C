@@ -247,39 +247,16 @@ Foam::word Foam::GAMGGPU::pivotRole() const
 }
 
 
-Foam::solverPerformance Foam::GAMGGPU::solveSystem
+Foam::gpuLduRankGroup* Foam::GAMGGPU::hierarchyGroup
 (
-    scalarField& psi,
-    const scalarField& source,
-    const direction cmpt,
-    gpuLduRankGroup*& group
+    gpuLduCache& cache,
+    const gpuLdu::Executor exec,
+    const GAMGAgglomeration& agglomeration,
+    const bool directSolveCoarsest
 ) const
 {
-    const bool cacheAgglomeration =
-        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
-    const bool directSolveCoarsest =
-        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
-    gpuLdu::GamgControls gamg = gamgControls();
-
-    solveLog log;
-    const auto solveStart = std::chrono::steady_clock::now();
-    gpuLduCache& c = cache();
-    const gpuLdu::Executor exec = executor();
-
-    // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
-    // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
-    const GAMGAgglomeration& agglomeration =
-        GAMGAgglomeration::New(matrix_, controlDict_);
-    log.agglomerationSeconds = secondsSince(solveStart);
-    if (agglomeration.processorAgglomerate())
-    {
-        errors().processorAgglomeration();
-    }
-
-    // Decomposed, the ranks sharing a device as one hierarchy where they
-    // can be (gpuLduRankGroup); else each rank its own
-    const auto systemStart = std::chrono::steady_clock::now();
-    group = c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
+    gpuLduRankGroup* group =
+        cache.rankGroup(exec, matrix_.lduAddr(), interfaces_);
     if
     (
         group
@@ -319,6 +296,43 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         }
         group = nullptr;
     }
+    return group;
+}
+
+
+Foam::solverPerformance Foam::GAMGGPU::solveSystem
+(
+    scalarField& psi,
+    const scalarField& source,
+    const direction cmpt,
+    gpuLduRankGroup*& group
+) const
+{
+    const bool cacheAgglomeration =
+        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
+    const bool directSolveCoarsest =
+        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+    gpuLdu::GamgControls gamg = gamgControls();
+
+    solveLog log;
+    const auto solveStart = std::chrono::steady_clock::now();
+    gpuLduCache& c = cache();
+    const gpuLdu::Executor exec = executor();
+
+    // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
+    // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
+    const GAMGAgglomeration& agglomeration =
+        GAMGAgglomeration::New(matrix_, controlDict_);
+    log.agglomerationSeconds = secondsSince(solveStart);
+    if (agglomeration.processorAgglomerate())
+    {
+        errors().processorAgglomeration();
+    }
+
+    // Decomposed, the ranks sharing a device as one hierarchy where they
+    // can be (gpuLduRankGroup); else each rank its own
+    const auto systemStart = std::chrono::steady_clock::now();
+    group = hierarchyGroup(c, exec, agglomeration, directSolveCoarsest);
     const double groupSeconds = secondsSince(systemStart);
 
     // Every level's interfaces and interface coefficients, as
