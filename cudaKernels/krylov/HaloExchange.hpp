@@ -48,7 +48,7 @@ public:
         return ptr(values_) + send_.size();
     }
 
-    //- The halo for x (on the backend): x at the cells sent, exchanged on the device where the
+    //- The halo for x (on the backend): x at the cells sent, exchanged on the backend where the
     //  coupling can (GPU: the owners' NCCL, stream-ordered), else through the host to the
     //  coupling's exchange and the values across back (one copy each way)
     void exchange(const double* x, const Coupling& coupling, typename B::Workspace& ws)
@@ -56,8 +56,9 @@ public:
         const std::size_t nSend = send_.size();
         double* sent = ptr(values_);
         forEach<B>(0, int(nSend), detail::Gather<double>{ptr(send_), x, sent});
-        if (B::executor == Executor::gpu && coupling.exchangeHaloOnDevice(sent, sent + nSend))
+        if (coupling.exchangesOnBackend(B::executor))
         {
+            coupling.exchangeHaloOnBackend(sent, sent + nSend);
             return;
         }
         ws.download(host_.data(), sent, nSend);

@@ -30,17 +30,19 @@ public:
 
 //- The sums of a loop over the rows of this system, global over all ranks (Coupling::sum, given
 //  one partial per part: LduSystem::setParts). A sum into a scalar stays on the device, where
-//  the next kernels read it (values()); with one rank and one part no value travels, else the
-//  parts' partials go to the host for the global sum and it comes back.
+//  the next kernels read it (values()): with one rank and one part no value travels; where the
+//  coupling sums on the backend (the owners' NCCL between groups), the system's sum over its
+//  rows is summed there with the other systems'; else the parts' partials go to the host for
+//  the global sum and it comes back.
 template<class B>
 class DeviceScalars
 {
 public:
-    //- Whether the sums of a system with these parts under a coupling stay on the backend
-    //  (one part, sums local): no value travels, no wait for the host
+    //- Whether the sums of a system with these parts under a coupling stay on the backend (one
+    //  part and sums local, or sums across on the backend): no wait for the host
     static bool stayOnBackend(const std::vector<int>& starts, const Coupling& coupling)
     {
-        return starts.size() == 2 && coupling.sumsAreLocal();
+        return (starts.size() == 2 && coupling.sumsAreLocal()) || coupling.exchangesOnBackend(B::executor);
     }
 
 private:
@@ -53,6 +55,16 @@ private:
     int nParts() const
     {
         return int(starts_.size()) - 1;
+    }
+
+    //- Scalars [slot, slot + count), this system's sums, summed with the other systems' on the
+    //  backend where the sums are not local
+    void sumAcross(int slot, int count)
+    {
+        if (!coupling_.sumsAreLocal())
+        {
+            coupling_.sumOnBackend(ws_.scalars() + slot, count);
+        }
     }
 
 public:
@@ -71,6 +83,7 @@ public:
         if (stayOnBackend(starts_, coupling_))
         {
             ws_.sumInto(starts_.back(), f, slot);
+            sumAcross(slot, 1);
         }
         else
         {
@@ -79,13 +92,14 @@ public:
     }
 
     //- Scalars `slot` and `slot + 1` = the sums over all ranks of f(i) and of g(i): one pass
-    //  over the rows where they stay on the backend
+    //  over the rows (and one sum across) where they stay on the backend
     template<class F, class G>
     void sumInto(const F& f, const G& g, int slot)
     {
         if (stayOnBackend(starts_, coupling_))
         {
             ws_.sumPairInto(starts_.back(), f, g, slot);
+            sumAcross(slot, 2);
         }
         else
         {

@@ -371,10 +371,10 @@ public:
     }
 
     //- Whether a coupling has interfaces of this system that the host evaluates, or a halo
-    //  that goes through the host
+    //  that goes through the host (exchanged on the backend it is work on the backend)
     bool hasHostInterfaces(const Coupling& coupling) const
     {
-        return halo_.size() > 0
+        return (hasHalo() && !coupling.exchangesOnBackend(B::executor))
             || (nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late)));
     }
 
@@ -421,6 +421,9 @@ public:
     {
         interfaceTerms(InterfaceTerms::magnitudes, y, nullptr, coupling);
     }
+
+    //- Whether some device coupling terms read x across, in the halo (HaloExchange)
+    bool hasHalo() const { return halo_.size() > 0; }
 
     //- Whether a coupling puts terms on this system's rows
     bool hasInterfaces(const Coupling& coupling) const

@@ -569,7 +569,9 @@ public:
             {
                 throw *badPivot;
             }
-            runs_.startSolve(cyclesRecordable(gamg));
+            // the legs exchange halos where some level's terms read x across
+            runs_.startSolve(cyclesRecordable(gamg),
+                             std::any_of(systems_.begin(), systems_.end(), [](const auto& s) { return s->hasHalo(); }));
             bool firstCycle = true;
             do
             {

@@ -19,8 +19,10 @@ class VCycleRuns
 {
     typename B::WorkGraph legs_[2];
     bool timed_ = false;
-    //- Whether this solve's V-cycles are recorded
+    //- Whether this solve's V-cycles are recorded, and whether a recording may update the last
+    //  in place (not where the legs hold exchanges between groups: NCCL's nodes)
     bool recording_ = false;
+    bool updatable_ = true;
 
 public:
     void setTimed(bool timed)
@@ -29,10 +31,12 @@ public:
     }
 
     //- At a solve's start: whether its V-cycles are recorded: where the solve allows it and is
-    //  not timed (a timing waits for the device, which a recording may not)
-    void startSolve(bool recordable)
+    //  not timed (a timing waits for the device, which a recording may not); exchanges: whether
+    //  the legs exchange halos between groups
+    void startSolve(bool recordable, bool exchanges)
     {
         recording_ = recordable && !timed_;
+        updatable_ = !exchanges;
     }
 
     //- f(), its seconds added to `into` where the solve is timed
@@ -56,7 +60,7 @@ public:
     {
         if (recording_)
         {
-            legs_[leg].run(record, f);
+            legs_[leg].run(record, f, updatable_);
         }
         else
         {

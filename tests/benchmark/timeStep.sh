@@ -18,7 +18,8 @@
 # over K-2 steps) and its breakdown (p-solves, U-solves, of which the hand-over of the ranks' values to
 # their group's system and back, and the rest: OpenFOAM's own work on the cores); per p-solve of
 # steps 2..K its time, iterations (V-cycles for GAMG) and time per iteration; native GAMG's steady
-# step and p-solve over this run's. The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
+# step and p-solve over this run's; the peak of the GPUs' memory in use during the run (nvidia-smi,
+# where it answers). The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
 # runs' logs to $OUT/timeStep-<N>-<run>.log.gz.
 # With -base DIR each plugin run runs once more, as <run>@base, with the plugin and core of DIR
 # (another build: before and after a change, in one run on one machine). A plugin run named
@@ -143,8 +144,22 @@ writeFvSolution()
     } > "$1/system/fvSolution"
 }
 
+# sampleMemory <file>: the largest memory in use on the host's GPUs together (MiB, nvidia-smi every
+# 0.5 s) less what was in use at the start, written to file whenever it grows, until killed
+sampleMemory()
+{
+    local start now peak=0
+    used() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+    start=$(used)
+    while :; do
+        now=$(( $(used) - start ))
+        if [ "$now" -gt "$peak" ]; then peak=$now; echo "$peak" > "$1"; fi
+        sleep 0.5
+    done
+}
+
 # runCase <case> <run>: icoFoam on the case's ranks into log.<run>, no field written; fails with
-# the log's end
+# the log's end; the peak of the GPUs' memory in mem.<run> (where nvidia-smi answers)
 runCase()
 {
     local dir=$1 log=$1/log.$2 status=0 libs='"libgpuLduSolveTimer.so"' path=$LD_LIBRARY_PATH g
@@ -169,6 +184,9 @@ runCase()
             ;;
     esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2
+    local sampler=
+    rm -f "$dir/mem.$2"
+    if nvidia-smi -L > /dev/null 2>&1; then sampleMemory "$dir/mem.$2" & sampler=$!; fi
     if [ "$np" -gt 1 ]; then
         (cd "$dir" && { [ "$visible" = all ] || export CUDA_VISIBLE_DEVICES=$visible; } \
             && LD_LIBRARY_PATH=$path mpirun --oversubscribe -np "$np" icoFoam -parallel > "$log" 2>&1) \
@@ -177,6 +195,7 @@ runCase()
         (cd "$dir" && { [ "$visible" = all ] || export CUDA_VISIBLE_DEVICES=$visible; } \
             && LD_LIBRARY_PATH=$path icoFoam > "$log" 2>&1) || status=$?
     fi
+    [ -z "$sampler" ] || { kill "$sampler"; wait "$sampler" 2> /dev/null || true; }
     if [ "$status" -ne 0 ] || ! grep -q '^End' "$log"; then
         echo "FAIL: $2 in $dir (exit $status); kept $work" >&2
         { grep -A 6 'FOAM FATAL' "$log" || tail -n 8 "$log"; } >&2
@@ -211,9 +230,9 @@ summary()
             # the timed solves of steps 2..K against the K-2 steps between the starts: the
             # per-step sums are over K-1 steps
             n = K - 1
-            printf "%s %g %g %g %g %g %g %g %g\n", name, first, wall, pMs/n/1e3, uMs/n/1e3, \
-                hand/n/1e3, pN, it, pMs
-        }' "$1"
+            printf "%s %g %g %g %g %g %g %g %g %s\n", name, first, wall, pMs/n/1e3, uMs/n/1e3, \
+                hand/n/1e3, pN, it, pMs, mem
+        }' mem="$(cat "$(dirname "$1")/mem.$2" 2> /dev/null || echo -)" "$1"
 }
 
 # table <N>: the size's runs as one table
@@ -227,12 +246,12 @@ table()
         "$(date -u +%FT%TZ)" "$(nvidia-smi -L 2>/dev/null | head -n 1 || hostname)"
     for r in $runs; do summary "$dir/log.$r" "$r"; done | awk '
         { name[NR] = $1; first[NR] = $2; wall[NR] = $3; p[NR] = $4; u[NR] = $5; hand[NR] = $6
-          pN[NR] = $7; it[NR] = $8; pMs[NR] = $9; if ($1 == "nativeGAMG") ref = NR }
+          pN[NR] = $7; it[NR] = $8; pMs[NR] = $9; mem[NR] = $10; if ($1 == "nativeGAMG") ref = NR }
         function ratio(a, b) { return (ref && b > 0) ? sprintf("%.2fx", a/b) : "-" }
         END {
-            fmt = "%-22s %8s %8s %8s %8s %8s %8s %10s %8s %9s %9s %9s\n"
-            printf fmt, "", "first", "steady", "p-solves", "U-solves", "hand-", "rest", "per", "iters", "ms per", "native", "native"
-            printf fmt, "run", "step (s)", "step (s)", "(s)", "(s)", "over (s)", "(s)", "p-solve ms", "(mean)", "iteration", "GAMG step", "GAMG p"
+            fmt = "%-22s %8s %8s %8s %8s %8s %8s %10s %8s %9s %9s %9s %8s\n"
+            printf fmt, "", "first", "steady", "p-solves", "U-solves", "hand-", "rest", "per", "iters", "ms per", "native", "native", "GPU mem"
+            printf fmt, "run", "step (s)", "step (s)", "(s)", "(s)", "over (s)", "(s)", "p-solve ms", "(mean)", "iteration", "GAMG step", "GAMG p", "(GiB)"
             for (i = 1; i <= NR; i++) {
                 per = pN[i] ? pMs[i]/pN[i] : 0
                 its = pN[i] ? it[i]/pN[i] : 0
@@ -240,11 +259,12 @@ table()
                     sprintf("%.3g", p[i]), sprintf("%.3g", u[i]), sprintf("%.3g", hand[i]), \
                     sprintf("%.3g", wall[i] - p[i] - u[i]), sprintf("%.4g", per), sprintf("%.1f", its), \
                     sprintf("%.3g", its ? per/its : 0), ratio(wall[ref], wall[i]), \
-                    ratio(pMs[ref]/pN[ref], per)
+                    ratio(pMs[ref]/pN[ref], per), mem[i] == "-" ? "-" : sprintf("%.3g", mem[i]/1024)
             }
         }'
     echo "first step: wall time between the first solves of steps 1 and 2; steady step: wall time between the first solves of steps 2 and $steps;"
     echo "p-solves, U-solves, hand-over (the plugin's, inside its solves): per step, steps 2..$steps; rest = steady - p - U"
+    echo "GPU mem: the peak of the memory in use on the host's GPUs together during the run, less that at its start (nvidia-smi every 0.5 s)"
 }
 
 for n in $sizes; do

@@ -9,6 +9,7 @@
 #include "gpuLdu/rankGroup.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -186,24 +187,47 @@ public:
     }
 };
 
-//- The same exchange as if on the device (the owners' NCCL): send and halo on the backend,
-//  copied through the host here; the system then neither downloads nor uploads them itself
+//- The same exchange as if on the backend (the owners' NCCL): send and halo on the backend,
+//  copied through the host here; the system then neither downloads nor uploads them itself.
+//  Its sums on the backend add the other groups' sums (given: `others`, slot by slot).
 template<class B>
-class FakeDeviceExchange : public FakeExchange<B>
+class FakeBackendExchange : public FakeExchange<B>
 {
 public:
     using FakeExchange<B>::FakeExchange;
-    mutable int onDevice = 0;
+    mutable int onBackend = 0;
+    std::vector<double> others;
 
-    bool exchangeHaloOnDevice(const double* send, double* halo) const override
+    bool exchangesOnBackend(Executor) const override
+    {
+        return true;
+    }
+
+    bool sumsAreLocal() const override
+    {
+        return false;
+    }
+
+    void exchangeHaloOnBackend(const double* send, double* halo) const override
     {
         const CombinedLevel& mine = this->level();
         std::vector<double> s(mine.halo.nSend()), h(mine.halo.nHalo());
         B::download(s.data(), send, s.size());
         this->exchangeHalo(s.data(), h.data());
         B::upload(halo, h.data(), h.size());
-        ++onDevice;
-        return true;
+        ++onBackend;
+    }
+
+    void sumOnBackend(double* values, int count) const override
+    {
+        ASSERT_EQ(std::size_t(count), others.size());
+        std::vector<double> v(count);
+        B::download(v.data(), values, v.size());
+        for (int i = 0; i < count; ++i)
+        {
+            v[i] += others[i];
+        }
+        B::upload(values, v.data(), v.size());
     }
 };
 
@@ -263,29 +287,87 @@ TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
         op(*all.system, ptr(dy), ptr(dx), none);
         const std::vector<double> expected = toHost(dy);
 
-        // through the host, then as on the device (taken on the GPU backend only)
-        for (const bool device : {false, true})
+        // through the host, then on the backend
+        for (const bool backend : {false, true})
         {
-            SCOPED_TRACE(device ? "on the device" : "through the host");
+            SCOPED_TRACE(backend ? "on the backend" : "through the host");
             std::vector<double> got;
-            int exchanges = 0, onDevice = 0;
+            int exchanges = 0, onBackend = 0;
             for (int g = 0; g < 3; ++g)
             {
                 const FakeExchange<B> host(groups, xs, g);
-                const FakeDeviceExchange<B> onGpu(groups, xs, g);
-                const FakeExchange<B>& fake = device ? onGpu : host;
+                const FakeBackendExchange<B> onB(groups, xs, g);
+                const FakeExchange<B>& fake = backend ? onB : host;
                 typename B::template Vector<double> gx(xs[g].begin(), xs[g].end()), gy(bs[g].begin(), bs[g].end());
                 op(*groups[g].system, ptr(gy), ptr(gx), fake);
                 const std::vector<double> y = toHost(gy);
                 got.insert(got.end(), y.begin(), y.end());
                 exchanges += fake.exchanges;
-                onDevice += onGpu.onDevice;
+                onBackend += onB.onBackend;
             }
             EXPECT_EQ(got, expected);
             // the terms that read x exchange once per group; the magnitudes need no x
             EXPECT_EQ(exchanges, name == "magnitudes" ? 0 : 3);
-            EXPECT_EQ(onDevice, device && B::executor == Executor::gpu ? exchanges : 0);
+            EXPECT_EQ(onBackend, backend ? exchanges : 0);
         }
+    }
+}
+
+
+//- Three groups' sums on the backend, each its rows' sum summed with the others' (the owners'
+//  sum): the one system's (integer values: exact in any order); a halo exchanged on the backend
+//  leaves the groups' work on the backend (recordable), one through the host does not
+TYPED_TEST(KrylovTest, GroupsSummingOnBackendEqualOneSystem)
+{
+    using B = TypeParam;
+    const Decomposed d = decompose(14, 11, 6, 7);
+    const ints ownerOf{0, 0, 2, 2, 4, 4};
+    std::vector<GroupSystem<B>> groups;
+    groups.emplace_back(d, ints{0, 1}, ownerOf);
+    groups.emplace_back(d, ints{2, 3}, ownerOf);
+    groups.emplace_back(d, ints{4, 5}, ownerOf);
+    std::vector<std::vector<double>> xs, ys;
+    std::vector<std::vector<double>> sums(3, std::vector<double>(2, 0.0));
+    double dot = 0, squares = 0;
+    for (int g = 0; g < 3; ++g)
+    {
+        std::vector<double> x = randomVector(groups[g].level.nCells(), 20 + g, -8, 8);
+        std::vector<double> y = randomVector(groups[g].level.nCells(), 30 + g, -8, 8);
+        for (std::size_t i = 0; i < x.size(); ++i)
+        {
+            x[i] = std::round(x[i]);
+            y[i] = std::round(y[i]);
+            sums[g][0] += x[i]*y[i];
+            sums[g][1] += x[i]*x[i];
+        }
+        dot += sums[g][0];
+        squares += sums[g][1];
+        xs.push_back(x);
+        ys.push_back(y);
+    }
+    for (int g = 0; g < 3; ++g)
+    {
+        SCOPED_TRACE("group " + std::to_string(g));
+        LduSystemImpl<B>& system = *groups[g].system;
+        const FakeExchange<B> host(groups, xs, g);
+        FakeBackendExchange<B> onB(groups, xs, g);
+        onB.others = {dot - sums[g][0], squares - sums[g][1]};
+        EXPECT_FALSE(DeviceScalars<B>::stayOnBackend(system.parts(), host));
+        EXPECT_FALSE(system.staysOnBackend(host));
+        EXPECT_TRUE(DeviceScalars<B>::stayOnBackend(system.parts(), onB));
+        EXPECT_TRUE(system.staysOnBackend(onB));
+
+        typename B::template Vector<double> x(xs[g].begin(), xs[g].end()), y(ys[g].begin(), ys[g].end());
+        DeviceScalars<B> scalars(system.workspace(), onB, system.parts());
+        scalars.sumInto(detail::Dot{ptr(x), ptr(y)}, detail::Dot{ptr(x), ptr(x)}, 0);
+        double got[2];
+        scalars.fetch(0, 2, got);
+        EXPECT_EQ(got[0], dot);
+        EXPECT_EQ(got[1], squares);
+        onB.others = {dot - sums[g][0]};
+        scalars.sumInto(detail::Dot{ptr(x), ptr(y)}, 1);
+        scalars.fetch(1, 1, got);
+        EXPECT_EQ(got[0], dot);
     }
 }
 

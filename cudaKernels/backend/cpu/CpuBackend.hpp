@@ -107,7 +107,7 @@ struct CpuBackend
     {
     public:
         template<class F>
-        void run(bool, const F& f)
+        void run(bool, const F& f, bool = true)
         {
             f();
         }
@@ -220,6 +220,11 @@ struct CpuBackend
         }
 
         const double* scalars() const
+        {
+            return scalars_;
+        }
+
+        double* scalars()
         {
             return scalars_;
         }

@@ -211,8 +211,9 @@ void GpuBackend::WorkGraph::beginRecording()
 }
 
 //- The recording ended and the kernels' stream back to the one before; kept: the executable
-//  graph updated in place (same kernels, new parameters: a cheap update) or made afresh
-void GpuBackend::WorkGraph::endRecording(bool keep)
+//  graph updated in place (same kernels, new parameters: a cheap update) or, where that fails
+//  or is not wanted (updatable false), made afresh
+void GpuBackend::WorkGraph::endRecording(bool keep, bool updatable)
 {
     stream() = before_;
     cudaGraph_t graph = nullptr;
@@ -228,6 +229,11 @@ void GpuBackend::WorkGraph::endRecording(bool keep)
             GPULDU_CUDA_CHECK(ended);
         }
         return;
+    }
+    if (exec_ && !updatable)
+    {
+        GPULDU_CUDA_CHECK(cudaGraphExecDestroy(exec_));
+        exec_ = nullptr;
     }
     if (exec_)
     {

@@ -166,7 +166,9 @@ struct GpuBackend
     //  launches the recording; run(false, f) launches the last recording again without calling
     //  f. One launch instead of f's many: the host's cost per kernel (several microseconds, more
     //  than a small level's kernel takes) is paid once per recording. f may only launch work on
-    //  stream() (no transfer, no wait, no allocation).
+    //  stream() (no transfer, no wait, no allocation). A new recording updates the graph in
+    //  place, or, where not updatable (it holds NCCL's exchanges, whose nodes NCCL does not
+    //  let update), replaces it.
     class WorkGraph
     {
         cudaStream_t recording_ = nullptr;
@@ -175,7 +177,7 @@ struct GpuBackend
         cudaGraphExec_t exec_ = nullptr;
 
         void beginRecording();
-        void endRecording(bool keep);
+        void endRecording(bool keep, bool updatable);
 
     public:
         WorkGraph() = default;
@@ -184,7 +186,7 @@ struct GpuBackend
         ~WorkGraph();
 
         template<class F>
-        void run(bool record, const F& f)
+        void run(bool record, const F& f, bool updatable = true)
         {
             if (record || !exec_)
             {
@@ -195,10 +197,10 @@ struct GpuBackend
                 }
                 catch (...)
                 {
-                    endRecording(false);
+                    endRecording(false, updatable);
                     throw;
                 }
-                endRecording(true);
+                endRecording(true, updatable);
             }
             GPULDU_CUDA_CHECK(cudaGraphLaunch(exec_, stream()));
         }
@@ -330,6 +332,11 @@ struct GpuBackend
         }
 
         const double* scalars() const
+        {
+            return partials_ + maxBlocks_;
+        }
+
+        double* scalars()
         {
             return partials_ + maxBlocks_;
         }

@@ -88,6 +88,20 @@ public:
         std::memcpy(unique.internal, id.data(), id.size());
         const TrapsOff off;
         check(nccl().commInitRank(&comm_, int(owners.size()), unique, me), "ncclCommInitRank");
+        warmUp();
+    }
+
+    //- One sum over the owners, waited for: NCCL sets up a collective's connections at its
+    //  first call, which may not happen while a V-cycle's leg is recorded (B::WorkGraph)
+    void warmUp()
+    {
+        double* one = nullptr;
+        GPULDU_CUDA_CHECK(cudaMalloc(&one, sizeof(double)));
+        GPULDU_CUDA_CHECK(cudaMemsetAsync(one, 0, sizeof(double), GpuBackend::stream()));
+        sum(one, 1);
+        const cudaError_t done = cudaStreamSynchronize(GpuBackend::stream());
+        cudaFree(one);
+        GPULDU_CUDA_CHECK(done);
     }
 
     ~NcclExchange() override
@@ -114,6 +128,13 @@ public:
                            ncclDouble, p, comm_, stream), "ncclRecv");
         }
         check(n.groupEnd(), "ncclGroupEnd");
+    }
+
+    void sum(double* values, int count) override
+    {
+        const TrapsOff off;
+        check(nccl().allReduce(values, values, std::size_t(count), ncclDouble, ncclSum, comm_, GpuBackend::stream()),
+              "ncclAllReduce");
     }
 
     std::string describe() const override

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The groups' owners exchanging their halo values (gpuLdu/rankGroup.hpp, GroupHalo) on the
-// device: NCCL between the owners' GPUs, opened at run time (libnccl.so.2), stream-ordered on
+// The groups' owners exchanging their halo values (gpuLdu/rankGroup.hpp, GroupHalo) and
+// summing their groups' sums on the device: NCCL between the owners' GPUs, opened at run time (libnccl.so.2), stream-ordered on
 // the backend's stream, so that no exchange waits on the host. Where NCCL is not found the
 // OpenFOAM layer exchanges through the host (Coupling::exchangeHalo). C++11: the OpenFOAM layer
 // of v1912 includes it.
@@ -25,6 +25,10 @@ public:
     //  order) to its owner, x across them into halo (on the device): one send and one receive
     //  per neighbour, queued on the backend's stream after the work before them
     virtual void exchange(const GroupHalo& halo, const double* send, double* recv) = 0;
+
+    //- values[0, count) (on the device) summed over the owners in place, queued on the
+    //  backend's stream
+    virtual void sum(double* values, int count) = 0;
 
     //- Where the exchange goes ("NCCL 2.x (libnccl.so.2)")
     virtual std::string describe() const = 0;

@@ -167,13 +167,31 @@ public:
         throw Error("gpuLdu: a system with halo terms under a coupling that exchanges none");
     }
 
-    //- The same exchange with send and halo on the device, queued on the backend's stream (the
-    //  owners' NCCL: DeviceExchange); false where the coupling cannot (then exchangeHalo)
-    virtual bool exchangeHaloOnDevice(const double* send, double* halo) const
+    //- Whether the halo and the sums of the system go between the systems on the backend of
+    //  executor e, queued on its stream (exchangeHaloOnBackend, sumOnBackend: the owners' NCCL
+    //  on the GPU), so that no term or sum of the system waits for the host; else the halo goes
+    //  through the host (exchangeHalo) and the sums too (sum)
+    virtual bool exchangesOnBackend(Executor e) const
+    {
+        (void)e;
+        return false;
+    }
+
+    //- exchangeHalo with send and halo on the backend (exchangesOnBackend)
+    virtual void exchangeHaloOnBackend(const double* send, double* halo) const
     {
         (void)send;
         (void)halo;
-        return false;
+        throw Error("gpuLdu: a halo exchanged on the backend under a coupling that exchanges none there");
+    }
+
+    //- values[0, count) on the backend, each this system's sum over its rows, summed over all
+    //  the systems in place (exchangesOnBackend)
+    virtual void sumOnBackend(double* values, int count) const
+    {
+        (void)values;
+        (void)count;
+        throw Error("gpuLdu: a sum on the backend under a coupling that sums none there");
     }
 
     //- Global maximum over all ranks of a rank's value

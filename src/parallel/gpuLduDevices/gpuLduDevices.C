@@ -448,11 +448,12 @@ Foam::label Foam::gpuLduDevices::select
         if (nDevices > 1)
         {
             Info<< "; the groups of the " << nDevices << " devices exchange"
-                << " through the host (MPI, within a node and between nodes),"
                 << " on every level of GAMG"
                 << (
-                       everyGroupShared ? "" : ": each rank's own OpenFOAM"
-                       " interfaces (some rank is alone on its device)"
+                       everyGroupShared
+                     ? " (their owners: how, logged at the first solve)"
+                     : ", each rank through its own OpenFOAM interfaces (some"
+                       " rank is alone on its device)"
                    );
         }
         Info<< nl << endl;

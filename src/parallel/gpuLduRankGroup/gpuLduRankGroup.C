@@ -120,6 +120,31 @@ bool updatedInPatchOrder
 }
 
 
+//- Whether every rank is in a group of several and there are two groups or
+//  more (several devices or nodes): then the groups' faces to each other may
+//  be read across
+bool groupsMeet()
+{
+    using namespace Foam;
+    label nGroups = 0;
+    forAll(gpuLduDevices::groupOwners(), r)
+    {
+        nGroups += gpuLduDevices::groupOwners()[r] == r;
+    }
+    return gpuLduDevices::everyRankShares() && nGroups > 1;
+}
+
+
+//- Whether a group's system sums as one part on the device, its sums its
+//  own: with executor gpu where the group is every rank of the world (the
+//  mesh's: a group solves together only where its ranks share the mesh)
+bool localSums(const Foam::label nRanks, const gpuLdu::Executor executor)
+{
+    return executor == gpuLdu::Executor::gpu
+        && Foam::UPstream::nProcs(Foam::UPstream::worldComm) == nRanks;
+}
+
+
 //- Whether the groups' owners exchange the faces between groups: where
 //  every rank of the mesh keeps its processor patches in its system (one
 //  stretch, in patch order; collective: every rank holds a group); else
@@ -183,8 +208,8 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     allInSystem_(false),
     directCoarsestLogged_(false)
 {
-    const bool groupsMeet = gpuLduDevices::everyRankShares();
-    patchNbr_ = patchNeighbours(interfaces, ranks_, groupsMeet);
+    const bool meet = groupsMeet();
+    patchNbr_ = patchNeighbours(interfaces, ranks_, meet);
     if (!shared())
     {
         return;
@@ -195,7 +220,7 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
         gpuLduDevices::groupOwners().begin(), gpuLduDevices::groupOwners().end()
     );
     inPatchOrder_ = updatedInPatchOrder(addr, interfaces);
-    const bool halo = groupsMeet && readAcross(patchNbr_, inPatchOrder_);
+    const bool halo = meet && readAcross(patchNbr_, inPatchOrder_);
 
     // The owner combines the ranks' addressing and decides whether the
     // group keeps its patches on the host; this rank's patches kept to find
@@ -390,7 +415,11 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     const auto start = std::chrono::steady_clock::now();
     system_ = gpuLdu::makeLduSystem(executor_, combined_.view());
     systemMatrix_ = heldMatrix();
-    system_->setParts(combined_.rowStart);
+    system_->setParts
+    (
+        localSums(ranks_.size(), executor_)
+      ? std::vector<int>{0, combined_.rowStart.back()} : combined_.rowStart
+    );
     system_->setDeviceCouplings(combined_.couplings);
     system_->setInterfaces(combined_.hostCells);
     Info<< "gpuLduRankGroup: the group's system built in "
@@ -437,7 +466,8 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
         sys.setDeviceCouplingCoeffs(termCoeffs_.data(), termIntCoeffs_.data());
         const ownerCoupling group
         (
-            *this, &coupling, systemHosts_, 0, matrix.mesh().comm()
+            *this, &coupling, systemHosts_, 0, matrix.mesh().comm(),
+            localSums(ranks_.size(), executor_)
         );
         return sys.solve
         (

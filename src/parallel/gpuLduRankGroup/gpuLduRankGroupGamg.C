@@ -106,11 +106,12 @@ std::vector<gpuLdu::CombinedCoarsening> combineSteps
 bool Foam::gpuLduRankGroup::combineGamg
 (
     gpuLdu::Executor executor,
-    const bool wholeMesh,
+    const label meshComm,
     std::vector<rankSetup>& ranks
 )
 {
     const auto start = std::chrono::steady_clock::now();
+    const bool wholeMesh = UPstream::nProcs(meshComm) == ranks_.size();
     const label nLevels = ranks[0].levels.size() + 1;
 
     // Level k: the ranks' level k one after the other. The finest level is
@@ -194,9 +195,11 @@ bool Foam::gpuLduRankGroup::combineGamg
         << ", "
         << (
                gamgLocalSums_ ? "sums on the device"
-             : executor == gpuLdu::Executor::gpu
-            && gpuLduDevices::everyRankShares()
-             ? "sums per group, reduced among the owners" : "sums per rank"
+             : ownerCoupling::ownersSums(executor, meshComm) < 0
+             ? "sums per rank"
+             : deviceExchange_
+             ? "sums per group, summed among the owners on the device"
+             : "sums per group, reduced among the owners"
            )
         << "; set up in "
         << secondsSince(start) << " s (combined " << combinedSeconds
@@ -260,8 +263,7 @@ bool Foam::gpuLduRankGroup::gamgShared
             << " in " << secondsSince(prepareStart) << " s" << endl;
     }
 
-    const bool wholeMesh =
-        UPstream::nProcs(agglomeration.meshLevel(0).comm()) == ranks_.size();
+    const label meshComm = agglomeration.meshLevel(0).comm();
     gamgShared_ = agree
     (
         std::move(mine),
@@ -274,7 +276,7 @@ bool Foam::gpuLduRankGroup::gamgShared
                     && label(r.levels.size()) == nLevels - 1;
             }
             shareable =
-                shareable && combineGamg(executor, wholeMesh, ranks);
+                shareable && combineGamg(executor, meshComm, ranks);
             if (!shareable)
             {
                 Info<< "gpuLduRankGroup: each rank of the group keeps its"
