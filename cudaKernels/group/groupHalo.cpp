@@ -62,7 +62,7 @@ std::vector<RemoteFaces> remoteFaces(const std::vector<RankLevel>& ranks, const 
                     " as a patch to another group"
                 );
             }
-            const int q = int(std::count(nbr.begin(), nbr.begin() + patchi, nbr[patchi]));
+            const int q = patchOrdinal(nbr, patchi);
             faces.push_back({owner, world.rank[r], theirs, q, r, patchi});
         }
     }

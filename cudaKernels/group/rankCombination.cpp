@@ -99,9 +99,7 @@ int appendTerms
             continue;
         }
         // the q-th patch to j meets j's q-th patch to r
-        const std::vector<int> mine = patchesTo(rank.patchNeighbour, j);
-        const std::size_t q = std::find(mine.begin(), mine.end(), patchi) - mine.begin();
-        const int theirs = patchesTo(ranks[j].patchNeighbour, r)[q];
+        const int theirs = patchesTo(ranks[j].patchNeighbour, r)[patchOrdinal(rank.patchNeighbour, patchi)];
         const std::vector<int>& rowCells = rank.patchCells[patchi];
         const std::vector<int>& colCells = ranks[j].patchCells[theirs];
         for (std::size_t f = 0; f < rowCells.size(); ++f)

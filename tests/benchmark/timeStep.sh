@@ -29,8 +29,11 @@
 # With -gpus "G ..." (or G,G,...) each plugin run runs once for each G, as <run>-<G>gpu, on the host's first G
 # GPUs (CUDA_VISIBLE_DEVICES=0,...,G-1: the ranks of each GPU one group, the groups one system
 # or hierarchy together): 1 and 2 on a host of two GPUs give both in one call.
+# With -debug 2 the plugin's solves log the parts of their V-cycles or iterations (DebugSwitches
+# gpuLduSolver 2): each part waited for and timed, so no V-cycle is replayed as a CUDA graph and
+# the table's times are not the solver's (where the time goes, not how fast).
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
-#                    [-base DIR] [-options "keyword value; ..."] [-gpus "G ..."]
+#                    [-base DIR] [-options "keyword value; ..."] [-gpus "G ..."] [-debug 1|2]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
 # Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
 # the timer library in $GPULDU_LIBDIR (or platforms/lib), else wmake to build it.
@@ -44,7 +47,8 @@ runs="nativeGAMG nativePCG GAMGGPUChebyshev GAMGGPUGaussSeidel PCGGPUDIC"
 base=
 options=
 gpus=
-usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"] [-gpus \"G ...\"]"
+debug=1
+usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"] [-gpus \"G ...\"] [-debug 1|2]"
 while [ $# -gt 0 ]; do
     case "$1" in
         -sizes) sizes=$2; shift 2 ;;
@@ -55,11 +59,13 @@ while [ $# -gt 0 ]; do
         -base) base=$(cd "$2" && pwd) || exit 1; shift 2 ;;
         -options) options=$2; shift 2 ;;
         -gpus) gpus=${2//,/ }; shift 2 ;;
+        -debug) debug=$2; shift 2 ;;
         *) echo "$usage" >&2; exit 1 ;;
     esac
 done
 [ "$steps" -ge 3 ] || { echo "need at least 3 steps (the first one is set-up; the steady step is the wall time from step 2 to K)" >&2; exit 1; }
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
+case "$debug" in 1|2) ;; *) echo "$usage" >&2; exit 1 ;; esac
 for r in $runs; do
     case "$r" in nativeGAMG|nativePCG|GAMGGPUChebyshev|GAMGGPUGaussSeidel|PCGGPUDIC) ;;
         nativeGAMG+opt|GAMGGPUChebyshev+opt|GAMGGPUGaussSeidel+opt|PCGGPUDIC+opt)
@@ -178,9 +184,9 @@ runCase()
     case "$2" in
         native*) ;;
         *)
-            echo 'DebugSwitches { gpuLduSolver 1; gpuLduRankGroup 1; }' >> "$dir/system/controlDict"
+            echo "DebugSwitches { gpuLduSolver $debug; gpuLduRankGroup 1; }" >> "$dir/system/controlDict"
             { echo 'FoamFile { version 2.0; format ascii; class dictionary; object configDict; }'
-              echo 'DebugSwitches { gpuLduSolver 1; gpuLduRankGroup 1; }'; } > "$dir/system/configDict"
+              echo "DebugSwitches { gpuLduSolver $debug; gpuLduRankGroup 1; }"; } > "$dir/system/configDict"
             ;;
     esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2

@@ -86,6 +86,11 @@ if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
     # every rank keeps its own (a hierarchy beside a rank's own was seen to hang), and says so
     RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam own 2
 fi
+# Eight devices (issue 47's many groups, pretended): 16 ranks split 4 x 4, a group of two a
+# device, each group's faces read across to two or three others on every level
+if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 8 ]; then
+    RANKS=16 SPLIT="4 4 1" decomposed "$(gamgCase cavity3D cavity3D-p-16ranks-eightGroups 'p|pFinal' GaussSeidel)" icoFoam one 8
+fi
 # the direct coarsest solve: the group's coarsest level by OpenFOAM's LU as LUscalarMatrix gathers
 # every rank's (symmetric and asymmetric); a group of some of the ranks: each rank its own
 decomposed "$(gamgCase cavity cavity-p-direct-decomposed 'p|pFinal' GaussSeidel 'directSolveCoarsest yes')" icoFoam one

@@ -9,6 +9,7 @@
 
 #include "gpuLdu/gpuLdu.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -31,6 +32,13 @@ constexpr int noPatch = -2;    //!< no interface at this patch index
 inline int remotePatch(int meshRank) { return -3 - meshRank; }
 inline bool isRemotePatch(int neighbour) { return neighbour <= -3; }
 inline int remoteRank(int neighbour) { return -3 - neighbour; }
+
+//- Patch patchi's place among the patches to the same neighbour before it (0: the first): the
+//  q-th patch between two ranks meets the other rank's q-th face for face
+inline int patchOrdinal(const std::vector<int>& patchNeighbour, int patchi)
+{
+    return int(std::count(patchNeighbour.begin(), patchNeighbour.begin() + patchi, patchNeighbour[patchi]));
+}
 
 //- Whether a patch neighbour is a processor patch the system holds: to a rank of the group or to
 //  one of another group
