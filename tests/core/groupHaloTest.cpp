@@ -2,11 +2,13 @@
 // The exchange between groups (gpuLdu/rankGroup.hpp, GroupHalo): the ranks of a decomposed
 // problem split into groups, each combined into one system whose processor faces to the other
 // groups read a halo that a fake transport fills from the other groups' x (as their owners'
-// messages would). Every product, residual, row-sum and magnitude of the groups is the one
-// system's of all the ranks, bit for bit: the same terms in the same order, only read across.
+// messages would). Every product, residual, row-sum, magnitude and Jacobi-like sweep of the
+// groups is the one system's of all the ranks, bit for bit: the same terms in the same order,
+// only read across; their sums on the backend are the one system's.
 
 #include "referenceKrylov.hpp"
 #include "gpuLdu/rankGroup.hpp"
+#include "multigrid/Smoothers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -310,6 +312,64 @@ TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
             EXPECT_EQ(exchanges, name == "magnitudes" ? 0 : 3);
             EXPECT_EQ(onBackend, backend ? exchanges : 0);
         }
+    }
+}
+
+
+//- One Jacobi-like sweep (l1Jacobi) of the groups, each reading x across its faces to the others
+//  in its halo (through the host or on the backend), is the one system's sweep bit for bit: b'
+//  with the groups' terms before the sweep is the one system's terms summed in its rows
+TYPED_TEST(KrylovTest, GroupsSweepingAcrossEqualOneSystem)
+{
+    using B = TypeParam;
+    const Decomposed d = decompose(14, 11, 6, 7);
+    const ints ownerOf{0, 0, 2, 2, 4, 4};
+    GroupSystem<B> all(d, {0, 1, 2, 3, 4, 5}, ints(6, 0));
+    std::vector<GroupSystem<B>> groups;
+    groups.emplace_back(d, ints{0, 1}, ownerOf);
+    groups.emplace_back(d, ints{2, 3}, ownerOf);
+    groups.emplace_back(d, ints{4, 5}, ownerOf);
+    const std::vector<double> x = randomVector(all.level.nCells(), 41);
+    const std::vector<double> b = randomVector(all.level.nCells(), 42);
+    std::vector<std::vector<double>> xs, bs;
+    for (const GroupSystem<B>& g : groups)
+    {
+        const int first = all.level.rowStart[2*int(xs.size())];
+        xs.emplace_back(x.begin() + first, x.begin() + first + g.level.nCells());
+        bs.emplace_back(b.begin() + first, b.begin() + first + g.level.nCells());
+    }
+    const GamgSmoother smoother = GamgSmoother::named("l1Jacobi");
+    const auto sweep = [&](LduSystemImpl<B>& system, const Coupling& c, const std::vector<double>& x0,
+                           const std::vector<double>& b0)
+    {
+        const std::size_t n = x0.size();
+        typename B::template Vector<double> psi(x0.begin(), x0.end()), rhs(b0.begin(), b0.end());
+        typename B::template Vector<double> w0(n), w1(n), w2(n), bPrime(n);
+        long levels = 0;
+        const SmootherLevel<B> level{system, c, {ptr(w0), ptr(w1), ptr(w2)}, ptr(bPrime), true, &levels, false};
+        Smoothers<B> smoothers;
+        smoothers.setup(smoother, level);
+        smoothers.smooth(smoother, level, ptr(psi), ptr(rhs), 1);
+        return toHost(psi);
+    };
+    const Coupling none;
+    const std::vector<double> expected = sweep(*all.system, none, x, b);
+    for (const bool backend : {false, true})
+    {
+        SCOPED_TRACE(backend ? "on the backend" : "through the host");
+        std::vector<double> got;
+        int exchanges = 0;
+        for (int g = 0; g < 3; ++g)
+        {
+            const FakeExchange<B> host(groups, xs, g);
+            const FakeBackendExchange<B> onB(groups, xs, g);
+            const FakeExchange<B>& fake = backend ? onB : host;
+            const std::vector<double> y = sweep(*groups[g].system, fake, xs[g], bs[g]);
+            got.insert(got.end(), y.begin(), y.end());
+            exchanges += fake.exchanges;
+        }
+        EXPECT_EQ(got, expected);
+        EXPECT_EQ(exchanges, 3);
     }
 }
 
