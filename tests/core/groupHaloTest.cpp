@@ -235,6 +235,36 @@ public:
 
 using ints = std::vector<int>;
 
+//- Six ranks of a randomly split 14 x 11 grid as one system and as three groups of two (owners
+//  ranks 0, 2 and 4)
+template<class B>
+struct ThreeGroups
+{
+    Decomposed d = decompose(14, 11, 6, 7);
+    GroupSystem<B> all{d, {0, 1, 2, 3, 4, 5}, ints(6, 0)};
+    std::vector<GroupSystem<B>> groups;
+
+    ThreeGroups()
+    {
+        const ints ownerOf{0, 0, 2, 2, 4, 4};
+        groups.emplace_back(d, ints{0, 1}, ownerOf);
+        groups.emplace_back(d, ints{2, 3}, ownerOf);
+        groups.emplace_back(d, ints{4, 5}, ownerOf);
+    }
+
+    //- v (the one system's rows) cut into the groups' rows
+    std::vector<std::vector<double>> split(const std::vector<double>& v) const
+    {
+        std::vector<std::vector<double>> parts;
+        for (const GroupSystem<B>& g : groups)
+        {
+            const int first = all.level.rowStart[2*int(parts.size())];
+            parts.emplace_back(v.begin() + first, v.begin() + first + g.level.nCells());
+        }
+        return parts;
+    }
+};
+
 } // namespace
 
 
@@ -243,14 +273,10 @@ using ints = std::vector<int>;
 TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
 {
     using B = TypeParam;
-    const Decomposed d = decompose(14, 11, 6, 7);
-    const ints ownerOf{0, 0, 2, 2, 4, 4};
-    GroupSystem<B> all(d, {0, 1, 2, 3, 4, 5}, ints(6, 0));
+    ThreeGroups<B> t;
+    const GroupSystem<B>& all = t.all;
+    const std::vector<GroupSystem<B>>& groups = t.groups;
     EXPECT_EQ(all.level.halo.nHalo(), 0);
-    std::vector<GroupSystem<B>> groups;
-    groups.emplace_back(d, ints{0, 1}, ownerOf);
-    groups.emplace_back(d, ints{2, 3}, ownerOf);
-    groups.emplace_back(d, ints{4, 5}, ownerOf);
     int nHalo = 0;
     for (const GroupSystem<B>& g : groups)
     {
@@ -266,13 +292,7 @@ TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
 
     const std::vector<double> x = randomVector(all.level.nCells(), 11);
     const std::vector<double> b = randomVector(all.level.nCells(), 12);
-    std::vector<std::vector<double>> xs, bs;
-    for (const GroupSystem<B>& g : groups)
-    {
-        const int first = all.level.rowStart[2*int(xs.size())];
-        xs.emplace_back(x.begin() + first, x.begin() + first + g.level.nCells());
-        bs.emplace_back(b.begin() + first, b.begin() + first + g.level.nCells());
-    }
+    const std::vector<std::vector<double>> xs = t.split(x), bs = t.split(b);
 
     // each operation on the one system and on the groups, the groups' rows one after the other
     using Op = std::function<void(LduSystemImpl<B>&, double*, const double*, const Coupling&)>;
@@ -322,22 +342,11 @@ TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
 TYPED_TEST(KrylovTest, GroupsSweepingAcrossEqualOneSystem)
 {
     using B = TypeParam;
-    const Decomposed d = decompose(14, 11, 6, 7);
-    const ints ownerOf{0, 0, 2, 2, 4, 4};
-    GroupSystem<B> all(d, {0, 1, 2, 3, 4, 5}, ints(6, 0));
-    std::vector<GroupSystem<B>> groups;
-    groups.emplace_back(d, ints{0, 1}, ownerOf);
-    groups.emplace_back(d, ints{2, 3}, ownerOf);
-    groups.emplace_back(d, ints{4, 5}, ownerOf);
-    const std::vector<double> x = randomVector(all.level.nCells(), 41);
-    const std::vector<double> b = randomVector(all.level.nCells(), 42);
-    std::vector<std::vector<double>> xs, bs;
-    for (const GroupSystem<B>& g : groups)
-    {
-        const int first = all.level.rowStart[2*int(xs.size())];
-        xs.emplace_back(x.begin() + first, x.begin() + first + g.level.nCells());
-        bs.emplace_back(b.begin() + first, b.begin() + first + g.level.nCells());
-    }
+    ThreeGroups<B> t;
+    const std::vector<GroupSystem<B>>& groups = t.groups;
+    const std::vector<double> x = randomVector(t.all.level.nCells(), 41);
+    const std::vector<double> b = randomVector(t.all.level.nCells(), 42);
+    const std::vector<std::vector<double>> xs = t.split(x), bs = t.split(b);
     const GamgSmoother smoother = GamgSmoother::named("l1Jacobi");
     const auto sweep = [&](LduSystemImpl<B>& system, const Coupling& c, const std::vector<double>& x0,
                            const std::vector<double>& b0)
@@ -353,7 +362,7 @@ TYPED_TEST(KrylovTest, GroupsSweepingAcrossEqualOneSystem)
         return toHost(psi);
     };
     const Coupling none;
-    const std::vector<double> expected = sweep(*all.system, none, x, b);
+    const std::vector<double> expected = sweep(*t.all.system, none, x, b);
     for (const bool backend : {false, true})
     {
         SCOPED_TRACE(backend ? "on the backend" : "through the host");
@@ -380,12 +389,8 @@ TYPED_TEST(KrylovTest, GroupsSweepingAcrossEqualOneSystem)
 TYPED_TEST(KrylovTest, GroupsSummingOnBackendEqualOneSystem)
 {
     using B = TypeParam;
-    const Decomposed d = decompose(14, 11, 6, 7);
-    const ints ownerOf{0, 0, 2, 2, 4, 4};
-    std::vector<GroupSystem<B>> groups;
-    groups.emplace_back(d, ints{0, 1}, ownerOf);
-    groups.emplace_back(d, ints{2, 3}, ownerOf);
-    groups.emplace_back(d, ints{4, 5}, ownerOf);
+    ThreeGroups<B> t;
+    const std::vector<GroupSystem<B>>& groups = t.groups;
     std::vector<std::vector<double>> xs, ys;
     std::vector<std::vector<double>> sums(3, std::vector<double>(2, 0.0));
     double dot = 0, squares = 0;
