@@ -135,16 +135,6 @@ bool groupsMeet()
 }
 
 
-//- Whether a group's system sums as one part on the device, its sums its
-//  own: with executor gpu where the group is every rank of the world (the
-//  mesh's: a group solves together only where its ranks share the mesh)
-bool localSums(const Foam::label nRanks, const gpuLdu::Executor executor)
-{
-    return executor == gpuLdu::Executor::gpu
-        && Foam::UPstream::nProcs(Foam::UPstream::worldComm) == nRanks;
-}
-
-
 //- Whether the groups' owners exchange the faces between groups: where
 //  every rank of the mesh keeps its processor patches in its system (one
 //  stretch, in patch order; collective: every rank holds a group); else
@@ -415,9 +405,11 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     const auto start = std::chrono::steady_clock::now();
     system_ = gpuLdu::makeLduSystem(executor_, combined_.view());
     systemMatrix_ = heldMatrix();
+    // the world's ranks (a group solves together only where its ranks share
+    // the mesh: the system is made before a mesh is seen)
     system_->setParts
     (
-        localSums(ranks_.size(), executor_)
+        ownerCoupling::localSums(ranks_.size(), executor_, UPstream::worldComm)
       ? std::vector<int>{0, combined_.rowStart.back()} : combined_.rowStart
     );
     system_->setDeviceCouplings(combined_.couplings);
@@ -467,7 +459,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solve
         const ownerCoupling group
         (
             *this, &coupling, systemHosts_, 0, matrix.mesh().comm(),
-            localSums(ranks_.size(), executor_)
+            ownerCoupling::localSums(ranks_.size(), executor_, UPstream::worldComm)
         );
         return sys.solve
         (

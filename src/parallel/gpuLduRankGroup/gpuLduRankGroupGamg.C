@@ -168,7 +168,7 @@ bool Foam::gpuLduRankGroup::combineGamg
         }
         nTerms += c->termSource.size();
     }
-    gamgLocalSums_ = executor == gpuLdu::Executor::gpu && wholeMesh;
+    gamgLocalSums_ = ownerCoupling::localSums(ranks_.size(), executor, meshComm);
     gamgCoarsestLU_.reset
     (
         wholeMesh && allInSystem_
