@@ -20,7 +20,7 @@
 # steps 2..K its time, iterations (V-cycles for GAMG) and time per iteration; native GAMG's steady
 # step and p-solve over this run's; the peak of the GPUs' memory in use during the run (nvidia-smi,
 # where it answers). The tables go to $OUT/timeStep-<N>.txt when OUT is set, the
-# runs' logs to $OUT/timeStep-<N>-<run>.log.gz.
+# runs' logs to $OUT/timeStep-<N>-<run>.log.gz, each as soon as its run ends.
 # With -base DIR each plugin run runs once more, as <run>@base, with the plugin and core of DIR
 # (another build: before and after a change, in one run on one machine). A plugin run named
 # <run>+opt (nativeGAMG+opt too) has the lines of -options added to its p and pFinal
@@ -241,16 +241,17 @@ summary()
         }' mem="$(cat "$(dirname "$1")/mem.$2" 2> /dev/null || echo -)" "$1"
 }
 
-# table <N>: the size's runs as one table
+# table <N> <run ...>: the size's runs (those done) as one table
 table()
 {
     local n=$1 dir=$work/$1
-    local build
-    build=$(for r in $runs; do sed -n 's/^Build *: *//p' "$dir/log.$r"; break; done | head -n 1)
+    shift
+    local build ended="$*"
+    build=$(for r in $ended; do sed -n 's/^Build *: *//p' "$dir/log.$r"; break; done | head -n 1)
     printf 'cavity3D %d^3 = %d cells, %d steps, %d rank(s), executor %s, OpenFOAM %s (%s), %s, %s\n' \
         "$n" $((n*n*n)) "$steps" "$np" "$executor" "${build:-?}" "$WM_PROJECT_DIR" \
         "$(date -u +%FT%TZ)" "$(nvidia-smi -L 2>/dev/null | head -n 1 || hostname)"
-    for r in $runs; do summary "$dir/log.$r" "$r"; done | awk '
+    for r in $ended; do summary "$dir/log.$r" "$r"; done | awk '
         { name[NR] = $1; first[NR] = $2; wall[NR] = $3; p[NR] = $4; u[NR] = $5; hand[NR] = $6
           pN[NR] = $7; it[NR] = $8; pMs[NR] = $9; mem[NR] = $10; if ($1 == "nativeGAMG") ref = NR }
         function ratio(a, b) { return (ref && b > 0) ? sprintf("%.2fx", a/b) : "-" }
@@ -280,15 +281,18 @@ for n in $sizes; do
     echo "cavity3D ${n}^3: blockMesh, decomposePar" >&2
     (cd "$dir" && ./Allrun -n "$n" -steps "$steps" -np "$np" -mesh) > "$dir/log.Allrun" 2>&1 \
         || { echo "FAIL: $dir/log.Allrun; kept $work" >&2; tail -n 5 "$dir/log.Allrun" >&2; exit 1; }
+    ended=
     for r in $runs; do
         rm -rf "$dir"/processor*/[1-9]* "$dir"/processor*/0.[0-9]* "$dir"/[1-9]* "$dir"/0.[0-9]*
         runCase "$dir" "$r"
+        ended="$ended $r"
+        # the table of the runs done so far and each run's log as soon as it ends (a call cut
+        # short by its time limit keeps them)
+        if [ -n "${OUT:-}" ]; then
+            table "$n" $ended > "$OUT/timeStep-$n.txt"
+            gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-$(echo "$r" | tr '@+' '--').log.gz"
+        fi
     done
-    t=$(table "$n")
-    echo "$t"
-    if [ -n "${OUT:-}" ]; then
-        echo "$t" > "$OUT/timeStep-$n.txt"
-        for r in $runs; do gzip -c "$dir/log.$r" > "$OUT/timeStep-$n-$(echo "$r" | tr '@+' '--').log.gz"; done
-    fi
+    table "$n" $runs
 done
 [ -n "${CAVITY_KEEP:-}" ] || rm -rf "$work"
