@@ -51,7 +51,7 @@ debug=1
 usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"] [-gpus \"G ...\"] [-debug 1|2]"
 while [ $# -gt 0 ]; do
     case "$1" in
-        -sizes) sizes=$2; shift 2 ;;
+        -sizes) sizes=${2//,/ }; shift 2 ;;
         -steps) steps=$2; shift 2 ;;
         -np) np=$2; shift 2 ;;
         -executor) executor=$2; shift 2 ;;
