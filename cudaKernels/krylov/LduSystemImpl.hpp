@@ -363,8 +363,11 @@ public:
     //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty)
     detail::InterfaceRowTerms interfaceRowTerms() const
     {
-        return dcRows_.empty() ? detail::InterfaceRowTerms{}
-                               : detail::InterfaceRowTerms{ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_), n(), halo_.values()};
+        if (dcRows_.empty())
+        {
+            return {};
+        }
+        return {ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_)};
     }
 
     //- Whether a coupling has interfaces of this system that the host evaluates, or a halo
@@ -419,9 +422,8 @@ public:
         interfaceTerms(InterfaceTerms::magnitudes, y, nullptr, coupling);
     }
 
-    //- Whether some device coupling terms read x across, in the halo; the halo for x
+    //- Whether some device coupling terms read x across, in the halo (HaloExchange)
     bool hasHalo() const { return halo_.size() > 0; }
-    void exchangeHalo(const double* x, const Coupling& coupling) { halo_.exchange(x, coupling, ws_); }
 
     //- Whether a coupling puts terms on this system's rows
     bool hasInterfaces(const Coupling& coupling) const

@@ -117,14 +117,12 @@ struct ApplyCouplings
 //  none; the terms in ApplyCouplings' order): row i's source with them added, b_i + sum_k
 //  c[k]*x[cols[k]], the same sum in the same order as ApplyCouplings with add gives it, for a
 //  row kernel that adds its own terms instead of reading a b' made by a pass before it.
-//  rowStart nullptr: no terms. Columns n and above read the halo (x across, exchanged before).
+//  rowStart nullptr: no terms.
 struct InterfaceRowTerms
 {
     const int* rowStart = nullptr;
     const int* cols = nullptr;
     const double* c = nullptr;
-    int n = 0;
-    const double* halo = nullptr;
 
     GPULDU_HD double source(int i, const double* b, const double* x) const
     {
@@ -133,8 +131,7 @@ struct InterfaceRowTerms
         {
             for (int k = rowStart[i]; k < rowStart[i + 1]; ++k)
             {
-                const int col = cols[k];
-                acc += c[k]*(col < n ? x[col] : halo[col - n]);
+                acc += c[k]*x[cols[k]];
             }
         }
         return acc;
