@@ -1,25 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The test suites of tests/suites.list and their totals, for ./Alltest, tests/gpu/*.sh and the
-# scripts that add up other suites (tests/releases/builtRelease.sh, sanitizers.sh).
+# The test suites and benchmarks of tests/suites.list, run one way for ./Alltest and for the GPU
+# machine's scripts (tests/gpu/run.sh, release.sh), and their totals; also for the scripts that
+# add up other suites (tests/releases/builtRelease.sh, sanitizers.sh).
 # Sourced, it defines:
-#   suiteList              the list's suites, one a line: name|executors|GPU steps|command, trimmed
+#   suiteList              the list's entries, one a line: name|kind|executors|limit|GPU
+#                          steps|command, trimmed
+#   runSuite <name> <kind> <executor> <limit> <command> <log>  runs the command (bash, from
+#                          the repository root; executor exported, '-' as empty) under its limit
+#                          (LIMIT_<name> overrides it), its output on stdout and in the log; a
+#                          test's totals added (addTotals); status 1 if it did not pass (a
+#                          benchmark: its command's status)
 #   addTotals <log>        adds the log's last "<P> passed, <F> failed" to $passed and $failed;
 #                          without one: one failure, and status 1
 #   gtestTotals <program> [args]  runs a GoogleTest program, then prints its "<P> passed, <F>
 #                          failed" (a run that ends with an error and no failure counted, as a
 #                          sanitizer's report does: one failure more); status: the program's
-#   stepCommands <script> <letter>  the commands of the suites of that GPU step, joined by &&
-# Run, `bash tests/suites.sh <script> <letter>` runs the suites of that step of tests/gpu/<script>.sh
-# from the repository root (with $executor, default gpu, and $coreTests from the environment),
-# one after the other while they pass; its status: the first failing one's.
+#   stepSuites <script> <letter> [name]  the entries of that step of tests/gpu/<script>.sh, in
+#                          order (only the one of that name, where given)
+#   stepLimit <script> <letter> [name]   the sum of their limits (s)
+# Run, `bash tests/suites.sh <script> <letter> [name]` runs the entries of that step (or the one
+# of that name) from the repository
+# root with $executor (default gpu; an entry without executors with none) and the variables of
+# the calling script, one after the other while they pass, each entry's log in $SUITE_LOGS
+# (default $OUT, else build/logs); its status: the first failing one's.
 
 suitesDir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 suiteList()
 {
     sed -e '/^\s*#/d' -e '/^\s*$/d' -e 's/\s*|\s*/|/g' -e 's/^\s*//' -e 's/\s*$//' "$suitesDir/suites.list" |
-        awk -F '|' 'NF >= 4'
+        awk -F '|' 'NF >= 6'
 }
 
 addTotals()
@@ -49,20 +60,64 @@ gtestTotals()
     return "$status"
 }
 
-stepCommands()
+runSuite()
 {
-    local steps command joined=
-    while IFS='|' read -r _ _ steps command; do
-        [[ " $steps " == *" $1:$2 "* ]] && joined+="${joined:+ && }$command"
+    local name=$1 kind=$2 limit=$4 command=$5 log=$6 override status
+    override=LIMIT_$name
+    limit=${!override:-$limit}
+    executor=$3
+    [ "$executor" != - ] || executor=
+    export executor
+    # a fresh bash for the command, with this file's functions (gtestTotals), reading nothing
+    # (mpirun would read the caller's input); timeout ends it, and what it started, after the limit
+    timeout -k 10 "$limit" bash -c ". '$suitesDir/suites.sh' && $command" < /dev/null 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        echo "TIMEOUT $name${executor:+ ($executor)} after ${limit}s" | tee -a "$log"
+    fi
+    if [ "$kind" = benchmark ]; then
+        return "$status"
+    fi
+    addTotals "$log" && [ "$status" -eq 0 ]
+}
+
+stepSuites()
+{
+    local line name steps
+    while IFS= read -r line; do
+        IFS='|' read -r name _ _ _ steps _ <<< "$line"
+        [[ " $steps " == *" $1:$2 "* ]] || continue
+        [ -z "${3:-}" ] || [ "$name" = "$3" ] || continue
+        echo "$line"
     done < <(suiteList)
-    echo "$joined"
+}
+
+stepLimit()
+{
+    local total=0 name limit override
+    while IFS='|' read -r name _ _ limit _ _; do
+        override=LIMIT_$name
+        total=$((total + ${!override:-$limit}))
+    done < <(stepSuites "$@")
+    echo "$total"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-    [ $# -eq 2 ] || { echo "Usage: suites.sh <GPU script: run, release> <step letter>" >&2; exit 2; }
-    export executor=${executor:-gpu}
-    commands=$(stepCommands "$1" "$2")
-    [ -n "$commands" ] || { echo "suites.sh: no suite in step $2 of tests/gpu/$1.sh" >&2; exit 2; }
-    echo "== suites of step $2 of tests/gpu/$1.sh: $commands"
-    eval "$commands"
+    [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "Usage: suites.sh <GPU script: run, release> <step letter> [name]" >&2; exit 2; }
+    cd "$suitesDir/.." || exit 2
+    logs=${SUITE_LOGS:-${OUT:-build/logs}}
+    mkdir -p "$logs"
+    stepExecutor=${executor:-gpu}
+    ran=0
+    mapfile -t entries < <(stepSuites "$@")
+    for entry in "${entries[@]}"; do
+        IFS='|' read -r name kind executors limit _ command <<< "$entry"
+        run=$stepExecutor suffix=${stepExecutor^}
+        [ "$executors" != - ] || run=- suffix=
+        echo "== $name${suffix:+ ($run)}: $command"
+        passed=0 failed=0
+        runSuite "$name" "$kind" "$run" "$limit" "$command" "$logs/$name$suffix.log" || exit 1
+        ran=$((ran + 1))
+    done
+    [ "$ran" -gt 0 ] || { echo "suites.sh: nothing in step $2 of tests/gpu/$1.sh" >&2; exit 2; }
 fi

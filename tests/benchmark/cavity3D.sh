@@ -47,8 +47,8 @@ case "$precond" in DIC|FDIC|diagonal|none) ;; *) echo "$usage" >&2; exit 1 ;; es
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=etc/run-env.sh
 . "$here/../../etc/run-env.sh"
-# shellcheck source=tests/integration/checks.sh
-. "$here/../integration/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 tutorial=$here/../../tutorials/cavity3D
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/cavity3D-bench.XXXXXX")

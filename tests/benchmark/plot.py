@@ -3,7 +3,7 @@
 # The main table as a picture: ms per p-solve of the cavity3D benchmark (native PCG and GAMG on
 # one core, PCGGPU with DIC and, where the table has it, with diagonal on the GPU) and ms per PCG
 # iteration against cuSPARSE IC(0) at 1M and 8M rows.
-# Usage: plot.py <cavity3D-100.txt> <kernelBench.txt> <out.png>   (files from tests/gpu/run.sh)
+# Usage: plot.py <cavity3D-100.txt> <step-e.log of tests/gpu/run.sh> <out.png>   (files from tests/gpu/run.sh)
 import re
 import sys
 

@@ -43,25 +43,22 @@ start=$(date +%s)
 export executor=gpu coreTests=$root/.gpu/platforms/bin/gpuLduCoreTestsCuda
 firstLib=$GPULDU_RELEASE_BUILDS/${releases%% *}/lib
 
-step a "core tests (CUDA build)" "${GPU_LIMIT_A:-120}" coreTestsCuda.log \
-    env LD_LIBRARY_PATH="$firstLib:$LD_LIBRARY_PATH" bash tests/suites.sh release a \
+# shellcheck source=tests/suites.sh
+. "$root/tests/suites.sh"
+step a "core tests (CUDA build)" "$(( $(stepLimit release a) + 30 ))" coreTestsCuda.log \
+    env LD_LIBRARY_PATH="$firstLib:$LD_LIBRARY_PATH" SUITE_LOGS=/tmp/suite-logs bash tests/suites.sh release a \
     && tail -n 25 "$OUT/coreTestsCuda.log"
 # step b: each release's suite, by its name in tests/suites.list (marked release:b)
-. "$root/tests/suites.sh"
 for release in $releases; do
-    command=$(suiteList | awk -F '|' -v name="$release" '$1 == name && $3 ~ /(^| )release:b( |$)/ { print $4 }')
-    [ -n "$command" ] || { echo "FAIL: no suite $release marked release:b in tests/suites.list"; continue; }
-    step b "$release, executor gpu" "${GPU_LIMIT_B:-420}" "$release-gpu.log" bash -c "$command" \
+    step b "$release, executor gpu" "$(( $(stepLimit release b "$release") + 30 ))" "$release-gpu.log" \
+        env SUITE_LOGS=/tmp/suite-logs bash tests/suites.sh release b "$release" \
         && grep -E '^(PASS|FAIL)|passed' "$OUT/$release-gpu.log" | cut -c1-300 | tail -n 40
 done
-# the benchmark in each release's environment, the plugin built against it
+# the benchmark in each release's environment, the plugin built against it (the list's
+# releaseTimeStep, marked release:c)
 for release in $releases; do
-    # shellcheck disable=SC2016  # expanded by the step's bash
-    step c "cavity3D on $release" "${GPU_LIMIT_C:-540}" "timeStep-$release.log" env release="$release" bash -c '
-        . tests/releases/releaseEnv.sh && releaseEnv "$release" > /dev/null &&
-        export GPULDU_LIBDIR=$GPULDU_RELEASE_BUILDS/$release/lib &&
-        export LD_LIBRARY_PATH=$GPULDU_LIBDIR:$LD_LIBRARY_PATH &&
-        tests/benchmark/timeStep.sh ${GPU_TIMESTEP:--sizes 100 -steps 10} ${GPU_TIMESTEP_RUNS:+-runs "$GPU_TIMESTEP_RUNS"}' \
+    step c "cavity3D on $release" "$(( $(stepLimit release c) + 30 ))" "timeStep-$release.log" \
+        env release="$release" SUITE_LOGS=/tmp/suite-logs bash tests/suites.sh release c \
         && tail -n 12 "$OUT/timeStep-$release.log"
 done
 

@@ -20,12 +20,12 @@
 # laplacianFoam and ansysToFoam too), (j) the whole time step: tests/benchmark/timeStep.sh (native
 # GAMG and PCG against GAMGGPU and PCGGPU on all the host's cores), (k) what an exchange between
 # two GPUs costs by each transport (gpuLduExchangeBench on 2 ranks: through the host, NCCL; only
-# when named). The test suites of a, b, c, f, h and i are those of
-# tests/suites.list marked run:<letter> (run by tests/suites.sh; steps d, e, g and i's benchmark
-# are written here); the step runner and the table: tests/gpu/steps.sh. Logs go
-# to $OUT (or .gpu/out); a pass/fail table comes last.
-# A failing step does not stop the others; each step has its own time limit (all of them add up
-# to more than one 10-minute call: split them with GPU_STEPS, e.g. "ab" then "cdefgh"). Overrides
+# when named). A step runs the entries of tests/suites.list marked run:<letter>, tests and
+# benchmarks, with executor gpu (tests/suites.sh run <letter>), each under the list's time limit
+# (LIMIT_<name>=<seconds> overrides one, e.g. LIMIT_timeStep=590); the step runner and the table:
+# tests/gpu/steps.sh. Each step's output goes to $OUT/step-<letter>.log ($OUT or .gpu/out); a
+# pass/fail table comes last. A failing step does not stop the others; the steps' limits add up
+# to more than one 10-minute call: split them with GPU_STEPS, e.g. "ab" then "cdefgh". Overrides
 # for a dry run without a GPU, e.g.
 #   GPU_EXECUTOR=cpu GPU_BENCH_N=20 GPU_CORE_TESTS=build/tests/gpuLduCoreTests bash tests/gpu/run.sh
 #   GPU_EXECUTOR       gpu           executor of the integration tests and the benchmark
@@ -40,9 +40,8 @@
 #   GPU_CUSPARSE_BASELINE .gpu/platforms/bin/gpuLduCusparseBaseline
 #   GPU_SOLVE          .gpu/platforms/bin/gpuLduSolve
 #   GPU_FORMAT_BENCH   .gpu/platforms/bin/gpuLduFormatBench
-#   GPU_EXCHANGE_BENCH .gpu/platforms/bin/gpuLduExchangeBench   (step k, limit GPU_LIMIT_K 120)
+#   GPU_EXCHANGE_BENCH .gpu/platforms/bin/gpuLduExchangeBench   (step k)
 #   GPU_MPI_RUNTIME    .gpu/openmpi-runtime.tar.xz
-#   GPU_LIMITS         "60 500 60 150 120 60 120 240 400 560"  seconds for steps a .. j
 #   GPU_STEPS          abcdefghi     the steps to run (one call may not fit them all; j and k only
 #                                    when named)
 #   GPU_TIMESTEP       "-sizes 100"  step j's options of timeStep.sh (its sizes, steps; words)
@@ -74,7 +73,6 @@ ldltSizes=${GPU_LDLT_SIZES:-30 50 80}
 ldltMatrices=${GPU_LDLT_MATRICES:-tests/data/bcsstk15.mtx.gz}
 mpiRuntime=${GPU_MPI_RUNTIME:-$root/.gpu/openmpi-runtime.tar.xz}
 runtime=${GPU_OF_RUNTIME:-$root/.gpu/openfoam-runtime.tar.xz}
-read -r limitA limitB limitC limitD limitE limitF limitG limitH limitI limitJ <<< "${GPU_LIMITS:-60 500 60 150 120 60 120 240 400 560}"
 export GPULDU_LIBDIR=${GPULDU_LIBDIR:-$root/.gpu/platforms/lib}
 export GPULDU_TEST_DATA_DIR=$root/tests/data
 start=$(date +%s)
@@ -103,58 +101,33 @@ export LD_LIBRARY_PATH=$GPULDU_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # shellcheck source=tests/gpu/steps.sh
 . "$root/tests/gpu/steps.sh"
-# the suites of tests/suites.list in steps a, b, c, f, h, i (bash tests/suites.sh run <letter>)
-export executor coreTests GPULDU_SOLVE=$solveDriver
-
-step a "core tests (CUDA build)" "$limitA" coreTestsCuda.log bash tests/suites.sh run a && {
-    grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests' "$OUT/coreTestsCuda.log" | tail -n 20
-    grep -q '^\[  PASSED  \]' "$OUT/coreTestsCuda.log" || tail -n 15 "$OUT/coreTestsCuda.log"; }
-
-step b "integration tests ($executor)" "$limitB" "integration-$executor.log" bash tests/suites.sh run b \
-    && grep -E '^FAIL|passed|^    ' "$OUT/integration-$executor.log" | cut -c1-300 | tail -n 30
-
-step c "solver options" "$limitC" solverOptions.log bash tests/suites.sh run c \
-    && grep -E '^(PASS|FAIL)|passed' "$OUT/solverOptions.log" | cut -c1-300 | tail -n 12
+# shellcheck source=tests/suites.sh
+. "$root/tests/suites.sh"
+# what the list's commands read (tests/suites.list, the entries of run:<letter>)
+export executor coreTests GPULDU_SOLVE=$solveDriver benchN benchSteps benchNp kernelBench \
+    cusparseBaseline formatBench exchangeBench blasDir ldltSizes ldltMatrices
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 if { [[ $steps == *[hjk]* ]] || { [[ $steps == *d* ]] && [ "$benchNp" -gt 1 ]; }; } \
     && ! command -v mpirun > /dev/null; then
     tar -xJf "$mpiRuntime" -C /tmp && . /tmp/ompi/env.sh
 fi
 
-step d "cavity3D ${benchN}^3 x ${benchSteps}, $benchNp rank(s) ($executor)" "$limitD" cavity3D-bench.log \
-    bash tests/benchmark/cavity3D.sh -n "$benchN" -steps "$benchSteps" -np "$benchNp" -executor "$executor" \
-    && tail -n 25 "$OUT/cavity3D-bench.log"
-
-step e "kernel benchmark and cuSPARSE baseline, 100^3 and 200^3" "$limitE" kernelBench.txt \
-    bash -c "'$kernelBench' 100 '$root/tests/data' && '$kernelBench' 200 '$root/tests/data' \
-             && '$cusparseBaseline' 100 1e-6 && '$cusparseBaseline' 200 1e-6" \
-    && cat "$OUT/kernelBench.txt"
-
-step f "gpuLduSolve driver ($executor)" "$limitF" "driver-$executor.log" bash tests/suites.sh run f \
-    && grep -E '^FAIL|passed' "$OUT/driver-$executor.log" | cut -c1-300 | tail -n 12
-
-step g "format benchmark (SpMV per format vs cuSPARSE)" "$limitG" formatBench.txt \
-    "$formatBench" "$root/tests/data" 100 200 \
-    && cat "$OUT/formatBench.txt"
-
-step i "direct solver: LDLTGPU in OpenFOAM ($executor), LDL^T benchmark vs CHOLMOD and UMFPACK" "${limitI:-400}" \
-    "ldlt-$executor.log" bash -c "bash tests/suites.sh run i \
-        && LD_LIBRARY_PATH='$blasDir':\$LD_LIBRARY_PATH \
-           bash tests/benchmark/ldlt.sh -executors '$executor' -k '$ldltSizes' -limit 150 $ldltMatrices" \
-    && grep -E '^(PASS|FAIL)|passed' "$OUT/ldlt-$executor.log" | cut -c1-300 | tail -n 8 && cat "$OUT/ldlt.txt"
-
-step h "MPI runs ($executor): parallel, decomposed, devices, bad values" "${limitH:-240}" "mpi-$executor.log" \
-    bash tests/suites.sh run h \
-    && grep -E '^(PASS|FAIL)|passed|ranks|MPI ranks' "$OUT/mpi-$executor.log" | cut -c1-300 | tail -n 30
-
-# shellcheck disable=SC2086 # GPU_TIMESTEP is a list of options
-step j "the whole time step: timeStep.sh ${GPU_TIMESTEP:--sizes 100} ($executor)" "${limitJ:-560}" timeStep.log \
-    bash tests/benchmark/timeStep.sh ${GPU_TIMESTEP:--sizes 100} -executor "$executor" \
-        ${GPU_TIMESTEP_RUNS:+-runs "$GPU_TIMESTEP_RUNS"} ${GPU_TIMESTEP_OPTIONS:+-options "$GPU_TIMESTEP_OPTIONS"} \
-    && grep -vE '^cavity3D [0-9]+, ' "$OUT/timeStep.log" | tail -n 30
-
-step k "one exchange between two GPUs by each transport" "${GPU_LIMIT_K:-120}" exchangeBench.txt \
-    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "$exchangeBench" \
-    && cat "$OUT/exchangeBench.txt"
+# Each step: its entries of the list one after the other (tests/suites.sh run <letter>, each
+# under its own limit), the step's output in $OUT/step-<letter>.log; then what
+# it found: the tests' PASS/FAIL lines and totals, a benchmark's table
+for letter in a b c d e f g i h j k; do
+    names=$(stepSuites run "$letter" | cut -d '|' -f 1 | paste -sd ' ')
+    [ -n "$names" ] || continue
+    step "$letter" "$letter: $names ($executor)" "$(( $(stepLimit run "$letter") + 30 ))" "step-$letter.log" \
+        env SUITE_LOGS=/tmp/suite-logs bash tests/suites.sh run "$letter" || continue
+    if stepSuites run "$letter" | cut -d '|' -f 2 | grep -q test; then
+        grep -E '^(PASS|FAIL|TIMEOUT)|passed|^\[  (PASSED|FAILED) |^\[==========\] [0-9]+ tests|^    ' \
+            "$OUT/step-$letter.log" | cut -c1-300 | tail -n 30
+    fi
+    if stepSuites run "$letter" | cut -d '|' -f 2 | grep -q benchmark; then
+        grep -vE '^cavity3D [0-9]+, ' "$OUT/step-$letter.log" | tail -n 40
+    fi
+done
 
 stepSummary "$start"

@@ -28,8 +28,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/badValues.XXXXXX")
 passed=0
 failed=0
 
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 
 # nanField <file> <nCells> <cell>: the volScalarField file with its internal field replaced by
 # zeros and a NaN at cell, in binary (OpenFOAM reads no "nan" in ascii)

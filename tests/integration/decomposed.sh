@@ -32,8 +32,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/decomposed.XXXXXX")
 passed=0
 failed=0
 
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 
 # ranks <split>: the number of subdomains of a split
 ranks()

@@ -33,8 +33,8 @@ run()
     status=$?
 }
 
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 
 # logHasWords <word...>: each as a whole word
 logHasWords()
@@ -197,8 +197,8 @@ limited()
     ) > "$log" 2>&1
     status=$?
 }
-# shellcheck source=tests/integration/idleMemory.sh
-. "$here/idleMemory.sh"
+# shellcheck source=tests/lib/idleMemory.sh
+. "$here/../lib/idleMemory.sh"
 idle=$(idleKiB "$solve")   # KiB the binary maps before reading (its libraries)
 memory=250000   # KiB on top of that
 printf '%b' "${banner}2000000000 2000000000 1\n1 1 4\n" > "$work/rows2e9.mtx"

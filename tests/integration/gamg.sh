@@ -21,15 +21,15 @@ tutorials=$here/../../tutorials
 work=$(mktemp -d "${TMPDIR:-/tmp}/gamg.XXXXXX")
 passed=0
 failed=0
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 # shellcheck source=etc/run-env.sh
 . "$here/../../etc/run-env.sh"
-# shellcheck source=tests/integration/fvSolutionEdit.sh
-. "$here/fvSolutionEdit.sh"
+# shellcheck source=tests/lib/fvSolutionEdit.sh
+. "$here/../lib/fvSolutionEdit.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# shellcheck source=tests/integration/gamgChecks.sh
-. "$here/gamgChecks.sh"
+# shellcheck source=tests/lib/gamgChecks.sh
+. "$here/../lib/gamgChecks.sh"
 
 # the cavity's pressure with each of OpenFOAM's smoothers of symmetric matrices
 for smoother in GaussSeidel symGaussSeidel DIC FDIC DICGaussSeidel nonBlockingGaussSeidel; do

@@ -31,8 +31,8 @@ passed=0
 failed=0
 log=$work
 
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 
 # The bound on max|x - x_native| / max|x_native| over the final fields (T, p, U): native PCG
 # stops at a normalised residual below 1e-12 in every solve, LDLTGPU (tolerance 1e-12 too) at

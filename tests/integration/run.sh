@@ -18,7 +18,7 @@ check()
 {
     local expected=$1 script=$2 out pair
     shift 2
-    if out=$("$here/$script" "$@" --executor "$executor" 2>&1); then
+    if out=$("$here/../lib/$script" "$@" --executor "$executor" 2>&1); then
         for pair in $expected; do
             [ "$pair" = - ] || [ "$(echo "$out" | grep "field ${pair%=*}: " | grep -o 'iterations [0-9]*' \
                 | head -n 1)" = "iterations ${pair#*=}" ] \

@@ -29,8 +29,8 @@ runCavity()
     log=$dir/log.icoFoam
 }
 
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 
 pIterations()
 {

@@ -11,8 +11,8 @@ executor=${1:-cpu}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 passed=0
 failed=0
-# shellcheck source=tests/integration/checks.sh
-. "$here/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$here/../lib/checks.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/timeStepBench.XXXXXX")
 log=$tmp/timeStep.log
 mkdir -p "$tmp/out"

@@ -46,8 +46,8 @@ failed=0
 mkdir -p "$logs"
 log=$logs/Allwmake.log
 
-# shellcheck source=tests/integration/checks.sh
-. "$integration/checks.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$root/tests/lib/checks.sh"
 # shellcheck source=tests/suites.sh
 . "$root/tests/suites.sh"
 
@@ -87,12 +87,11 @@ log=$logs/$release.log
 
 # shellcheck source=etc/run-env.sh
 . "$root/etc/run-env.sh"
-# shellcheck source=tests/integration/fvSolutionEdit.sh
-. "$integration/fvSolutionEdit.sh"
+# shellcheck source=tests/lib/fvSolutionEdit.sh
+. "$root/tests/lib/fvSolutionEdit.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-here=$integration
-# shellcheck source=tests/integration/gamgChecks.sh
-. "$integration/gamgChecks.sh"
+# shellcheck source=tests/lib/gamgChecks.sh
+. "$root/tests/lib/gamgChecks.sh"
 
 # solveLines <log>: the log's solve lines from "Solving for" on (the solver's name differs)
 solveLines()

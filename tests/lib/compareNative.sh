@@ -45,7 +45,7 @@ done
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=etc/run-env.sh
 . "$here/../../etc/run-env.sh"
-# shellcheck source=tests/integration/fvSolutionEdit.sh
+# shellcheck source=tests/lib/fvSolutionEdit.sh
 . "$here/fvSolutionEdit.sh"
 name=$(basename "$caseDir")
 work=$(mktemp -d "${TMPDIR:-/tmp}/compareNative.$name.XXXXXX")

@@ -1,9 +1,11 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # To be sourced: the GAMG checks of gamg.sh and of the release tests (tests/releases), native GAMG
-# against GAMGGPU. The caller sets executor, allow (V-cycles a solve may differ by), here (this
-# folder), tutorials, work (a scratch folder), passed=0, failed=0, and sources checks.sh,
-# etc/run-env.sh and fvSolutionEdit.sh; OMPI_ALLOW_RUN_AS_ROOT for the decomposed runs.
+# against GAMGGPU. The caller sets executor, allow (V-cycles a solve may differ by), tutorials,
+# work (a scratch folder), passed=0, failed=0, and sources checks.sh, etc/run-env.sh and
+# fvSolutionEdit.sh; OMPI_ALLOW_RUN_AS_ROOT for the decomposed runs.
+
+testsLib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # gamgCase <tutorial> <name> <field regex> <smoother> [extra keyword lines]: a copy of the
 # tutorial whose dictionaries of the fields (p and pFinal, or U) solve with GAMGGPU and the
@@ -34,7 +36,7 @@ gamgCase()
 check()
 {
     local expected=$1 caseDir=$2 out pair
-    if out=$("$here/compareNative.sh" "$caseDir" --executor "$executor" --allow "$allow" 2>&1); then
+    if out=$("$testsLib/compareNative.sh" "$caseDir" --executor "$executor" --allow "$allow" 2>&1); then
         for pair in $expected; do
             [ "$pair" = - ] || [ "$(echo "$out" | grep "field ${pair%=*}: " | grep -o 'iterations [0-9]*' | head -n 1)" \
                 = "iterations ${pair#*=}" ] \
