@@ -157,8 +157,9 @@ public:
     //  correction, OpenFOAM's PCG with DIC (symmetric) or PBiCGStab with DILU to the GAMG's
     //  tolerance and relTol (the level's system solves its own psi from its own source: the
     //  fields are copied in and out); or, as set and controlled, by LDL^T, the CoarsestSolver,
-    //  source/diag (coarsestByDiagonal), or the host's system
-    void solve(
+    //  source/diag (coarsestByDiagonal), or the host's system. Returns the Krylov loop's
+    //  iterations (0 where there is none)
+    int solve(
         Level& coarsest,
         const double* src,
         double* corr,
@@ -177,34 +178,36 @@ public:
         if (direct_)
         {
             ldlt_->applyInverse(src, corr);
-            return;
+            return 0;
         }
         if (solver_)
         {
             B::download(hostSource_.data(), src, n);
             solver_->solve(hostSource_.data(), hostPsi_.data());
             B::upload(corr, hostPsi_.data(), n);
-            return;
+            return 0;
         }
         if (c.coarsestByDiagonal)
         {
             // corr = src/diag (diagonalSolver: no interface terms, no iteration)
             const CsrMatrix<B>& A = coarsest.matrix();
             forEach<B>(0, n, detail::DiagonalSolveRow{ptr(A.diagPos), ptr(A.val), src, corr});
-            return;
+            return 0;
         }
         if (host_)
         {
             B::download(hostSource_.data(), src, n);
             std::fill(hostPsi_.begin(), hostPsi_.end(), 0.0);
-            host_->solve(method, hostPsi_.data(), hostSource_.data(), controls, preconditioner, coupling);
+            const SolveResult r =
+                host_->solve(method, hostPsi_.data(), hostSource_.data(), controls, preconditioner, coupling);
             B::upload(corr, hostPsi_.data(), n);
-            return;
+            return r.nIterations;
         }
         thrust::copy_n(B::policy(), src, n, coarsest.source());
         thrust::fill_n(B::policy(), coarsest.psi(), n, 0.0);
-        coarsest.solveResident(method, controls, preconditioner, coupling);
+        const SolveResult r = coarsest.solveResident(method, controls, preconditioner, coupling);
         thrust::copy_n(B::policy(), coarsest.psi(), n, corr);
+        return r.nIterations;
     }
 };
 

@@ -321,8 +321,8 @@ class GamgSystemImpl : public GamgSystem
         atLevel(nCoarse(), [&]
         {
             const int k = nCoarse() - 1;
-            coarsest_->solve(*systems_.back(), ptr(src_[k]), ptr(corr_[k]), gamgControls, c, coupling(nCoarse()),
-                             symmetric_);
+            times_.coarsestIterations += coarsest_->solve(*systems_.back(), ptr(src_[k]), ptr(corr_[k]),
+                                                          gamgControls, c, coupling(nCoarse()), symmetric_);
         });
     }
 

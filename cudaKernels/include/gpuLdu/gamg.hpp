@@ -100,6 +100,10 @@ struct GamgTimes
     double smoothing = 0;
     double transfer = 0;
     double coarsest = 0;
+    //- Per whole solve: the iterations of the coarsest level's Krylov solves (OpenFOAM's PCG or
+    //  PBiCGStab, one a V-cycle; 0 where the coarsest is solved directly or by its diagonal),
+    //  counted whether or not the parts are timed
+    long coarsestIterations = 0;
     //- Per whole solve: the levels of the level-scheduled sweeps (Gauss-Seidel, DIC/DILU
     //  smoothers), each a step that waits for the one before: the chain of dependent steps
     long sweepLevels = 0;

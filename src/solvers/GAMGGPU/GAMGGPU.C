@@ -192,7 +192,8 @@ void Foam::GAMGGPU::logTimes
             << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
             << " ms, coarse " << 1e3*times.smoothing
             << " ms, restriction+prolongation " << 1e3*times.transfer
-            << " ms, coarsest " << 1e3*times.coarsest << " ms; "
+            << " ms, coarsest " << 1e3*times.coarsest << " ms ("
+            << times.coarsestIterations << " iterations of its Krylov solves); "
             << times.sweepLevels << " dependent sweep levels" << endl;
     }
 }
