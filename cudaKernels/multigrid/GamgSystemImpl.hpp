@@ -184,14 +184,8 @@ class GamgSystemImpl : public GamgSystem
     //  the coarsest solve (host transfers) between them.
     void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, bool record)
     {
-        // a coarsest solve that only queues work is recorded with the way down
-        const bool inLeg = coarsest_->onBackend();
-        const auto coarsest = [&] { timed(times_.coarsest, [&] { solveCoarsest(controls, c); }); };
-        runs_.leg(0, record, [&] { restrictionLeg(c); if (inLeg) { coarsest(); } });
-        if (!inLeg)
-        {
-            coarsest();
-        }
+        runs_.leg(0, record, [&] { restrictionLeg(c); });
+        timed(times_.coarsest, [&] { solveCoarsest(controls, c); });
         runs_.leg(1, record, [&] { prolongationLeg(source, c); });
     }
 
@@ -364,7 +358,10 @@ public:
         }
     }
 
-    Executor executor() const override { return B::executor; }
+    Executor executor() const override
+    {
+        return B::executor;
+    }
 
     std::vector<int> levelCells() const override
     {
@@ -388,7 +385,10 @@ public:
         systems_[0]->uploadAhead(part);
     }
 
-    GamgTimes times() const override { return times_; }
+    GamgTimes times() const override
+    {
+        return times_;
+    }
 
     //- psi after nSweeps of a smoother on the finest level towards A psi = b (host arrays;
     //  after setMatrix, and setInterfaces where the finest level's coupling has interfaces):
@@ -484,7 +484,10 @@ public:
         }
     }
 
-    void setTimed(bool timed) override { runs_.setTimed(timed); }
+    void setTimed(bool timed) override
+    {
+        runs_.setTimed(timed);
+    }
 
     void setCoarsestSolver(CoarsestSolver* solver) override
     {
@@ -531,7 +534,7 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
+        coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_);
         times_.coarseMatrices = Level::secondsSince(start);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then
@@ -584,7 +587,6 @@ public:
         }
 
         finest.workspace().download(psi, finest.psi(), n);
-        times_.coarsestIterations += coarsest_->backendIterations();
         result.iterateSeconds = Level::secondsSince(start);
         couplings_.clear();
         return result;

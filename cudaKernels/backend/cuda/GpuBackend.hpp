@@ -118,20 +118,16 @@ struct GpuBackend
     }
 
     //- f(i, team) for i in [begin, end), each index one block of `team` threads (a team:
-    //  lane(), size(), sync() a barrier of the block, scratch() scratchDoubles of its shared
-    //  memory, at most teamScratchDoubles)
+    //  lane(), size(), sync() a barrier of the block)
     template<class F>
-    static void forEachTeam(int begin, int end, int team, const F& f, int scratchDoubles = 0)
+    static void forEachTeam(int begin, int end, int team, const F& f)
     {
         if (end > begin)
         {
-            forEachTeamKernel<<<end - begin, team, scratchDoubles*sizeof(double), stream()>>>(begin, f);
+            forEachTeamKernel<<<end - begin, team, 0, stream()>>>(begin, f);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
     }
-
-    //- The scratch a team may ask for: 48 KiB, what a block gets without asking for more
-    static constexpr int teamScratchDoubles = 6144;
 
     template<class T>
     static void upload(T* device, const T* host, std::size_t n)
