@@ -28,11 +28,16 @@ namespace Foam
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
-gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
+Foam::GAMGGPU::gamgSettings Foam::GAMGGPU::settings() const
 {
     const bool symmetric = matrix_.symmetric();
 
-    gpuLdu::GamgControls c;
+    gamgSettings s;
+    s.directSolveCoarsest =
+        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+    s.cacheAgglomeration =
+        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
+    gpuLdu::GamgControls& c = s.core;
 
     // GAMGSolver's defaults (GAMGSolver.C) and readControls
     c.scaleCorrection = symmetric;
@@ -67,7 +72,7 @@ gpuLdu::GamgControls Foam::GAMGGPU::gamgControls() const
             "smoother", name, gpuLdu::smootherNames(symmetric)
         );
     }
-    return c;
+    return s;
 }
 
 
@@ -78,6 +83,7 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
     const GAMGAgglomeration& agglomeration,
     const gpuLduGamgCouplings& couplings,
     const double groupSeconds,
+    const bool directSolveCoarsest,
     gpuLdu::GamgControls& gamg,
     scalarField& psi,
     const scalarField& source,
@@ -98,8 +104,6 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
     // sparse LDL^T on the device (no host round trip per V-cycle);
     // else OpenFOAM's LU of the coarsest level on the host (with
     // executor cpu native's numbers, bit for bit)
-    const bool directSolveCoarsest =
-        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
     const label coarsest = agglomeration.size();
     bool coarsestCoupled = false;
     const lduInterfaceFieldPtrsList& coarsestInterfaces =
@@ -222,8 +226,7 @@ Foam::wordList Foam::GAMGGPU::keywords() const
 
 void Foam::GAMGGPU::checkControls(const label) const
 {
-    gamgControls();
-    controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+    settings();
 }
 
 
@@ -235,7 +238,7 @@ Foam::word Foam::GAMGGPU::nativeType() const
 
 void Foam::GAMGGPU::checkComparable() const
 {
-    if (!gpuLdu::isOpenFOAMs(gamgControls().smoother))
+    if (!gpuLdu::isOpenFOAMs(settings().core.smoother))
     {
         errors().noNativeSmoother(lduMatrix::smoother::getName(controlDict_));
     }
@@ -309,16 +312,14 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     gpuLduRankGroup*& group
 ) const
 {
-    const bool cacheAgglomeration =
-        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
-    const bool directSolveCoarsest =
-        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
-    gpuLdu::GamgControls gamg = gamgControls();
-
     solveLog log;
     const auto solveStart = std::chrono::steady_clock::now();
-    gpuLduCache& c = cache();
+    // the controls, once a solve
     const gpuLdu::Executor exec = executor();
+    const gamgSettings s = settings();
+    const bool directSolveCoarsest = s.directSolveCoarsest;
+    gpuLdu::GamgControls gamg = s.core;
+    gpuLduCache& c = cache(exec);
 
     // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
     // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
@@ -367,14 +368,14 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     {
         result = solveOwn
         (
-            c, exec, agglomeration, couplings, groupSeconds, gamg, psi, source,
-            log
+            c, exec, agglomeration, couplings, groupSeconds,
+            directSolveCoarsest, gamg, psi, source, log
         );
     }
     log.solveSeconds = secondsSince(solveStart);
     log.directCoarsest = gamg.directCoarsest;
 
-    if (!cacheAgglomeration)
+    if (!s.cacheAgglomeration)
     {
         // As GAMGSolver's destructor
         c.forgetGamgSystems();

@@ -344,12 +344,12 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
 
     // This rank's device chosen (gpuLduDevices), then the direct
     // solver's own per-mesh state
-    const fvMesh& mesh = cache().mesh();
+    const gpuLdu::Executor exec = executor();
+    const fvMesh& mesh = cache(exec).mesh();
     gpuLduLdltCache& ldlt =
         const_cast<gpuLduLdltCache&>(gpuLduLdltCache::New(mesh));
 
     bool built = false;
-    const gpuLdu::Executor exec = executor();
     gpuLduLdltCache::factorisation& f =
         ldlt.of(fieldName_, matrix_.lduAddr(), exec, ordering(nCells), built);
     if (built)

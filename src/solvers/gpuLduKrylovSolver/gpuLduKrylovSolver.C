@@ -187,8 +187,8 @@ Foam::solverPerformance Foam::gpuLduKrylovSolver::solveSystem
     gpuLduRankGroup*& group
 ) const
 {
-    gpuLduCache& c = cache();
     const gpuLdu::Executor exec = executor();
+    gpuLduCache& c = cache(exec);
     group = c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
 
     const gpuLdu::SolveResult result =

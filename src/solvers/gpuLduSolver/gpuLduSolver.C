@@ -140,7 +140,17 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
 
     if (exec == gpuLdu::Executor::gpu)
     {
+        // the first call waits for CUDA's initialisation (begun when the
+        // library was loaded)
+        static bool waited = false;
+        const auto start = std::chrono::steady_clock::now();
         const std::string& reason = gpuLduDevices::cudaUnavailableReason();
+        if (debug && !waited)
+        {
+            Info<< "gpuLduSolver: CUDA's initialisation "
+                << secondsSince(start) << " s (the first rank's)" << endl;
+        }
+        waited = true;
         if (!reason.empty())
         {
             errors().gpuUnavailable(reason);
@@ -150,7 +160,10 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
 }
 
 
-Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
+Foam::gpuLduCache& Foam::gpuLduSolver::cache
+(
+    const gpuLdu::Executor exec
+) const
 {
     gpuLduCache* c = meshCache();
     if (!c)
@@ -158,14 +171,12 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
         errors().notFiniteVolume();
     }
 
-    // This rank's device and group, before its first system (CUDA is
-    // initialised in executor(), the first time)
-    const auto start = std::chrono::steady_clock::now();
-    const gpuLdu::Executor exec = executor();
-    const double initialised = secondsSince(start);
+    // This rank's device and group, before its first system (CUDA was
+    // initialised where executor() first found the GPU usable)
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
         static bool selected = false;
+        const auto start = std::chrono::steady_clock::now();
         gpuLduDevices::select
         (
             exec == gpuLdu::Executor::gpu,
@@ -174,8 +185,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache() const
         if (debug && !selected)
         {
             Info<< "gpuLduSolver: devices chosen in " << secondsSince(start)
-                << " s (the first rank's; CUDA's initialisation "
-                << initialised << " s)" << endl;
+                << " s (the first rank's)" << endl;
         }
         selected = true;
     }
