@@ -179,6 +179,20 @@ struct CpuBackend
         double scalars_[nScalars] = {};
         std::vector<int> starts_;
 
+        //- 0 + f(begin) + ... + f(end - 1), left to right: the order of OpenFOAM's sums. A plain
+        //  loop, not a transform_reduce per part: GAMG's coarsest level sums its 32 parts of
+        //  about 14 rows three times an iteration
+        template<class F>
+        static double sumRange(int begin, int end, const F& f)
+        {
+            double s = 0.0;
+            for (int i = begin; i < end; ++i)
+            {
+                s += f(i);
+            }
+            return s;
+        }
+
     public:
         //- Rows [starts[p], starts[p+1]) are part p of the sums of sumParts
         void setParts(const std::vector<int>& starts)
@@ -192,14 +206,7 @@ struct CpuBackend
         {
             for (std::size_t p = 0; p + 1 < starts_.size(); ++p)
             {
-                host[p] = thrust::transform_reduce(
-                    policy(),
-                    thrust::counting_iterator<int>(starts_[p]),
-                    thrust::counting_iterator<int>(starts_[p + 1]),
-                    f,
-                    0.0,
-                    thrust::plus<double>()
-                );
+                host[p] = sumRange(starts_[p], starts_[p + 1], f);
             }
         }
 
@@ -244,14 +251,7 @@ struct CpuBackend
         template<class F>
         double sum(int n, const F& f)
         {
-            return thrust::transform_reduce(
-                policy(),
-                thrust::counting_iterator<int>(0),
-                thrust::counting_iterator<int>(n),
-                f,
-                0.0,
-                thrust::plus<double>()
-            );
+            return sumRange(0, n, f);
         }
 
         //- Maximum of f(i) over i in [0, n) (-DBL_MAX where n is 0)
