@@ -26,6 +26,7 @@
 #ifndef GPULDU_BACKEND_HPP
 #define GPULDU_BACKEND_HPP
 
+#include "gpuLdu/clock.hpp"
 #include "gpuLdu/gpuLdu.hpp"
 
 #include <thrust/binary_search.h>
@@ -167,6 +168,14 @@ int leastOf(int n, const F& f, int none)
 {
     const thrust::counting_iterator<int> begin(0);
     return thrust::transform_reduce(B::policy(), begin, begin + n, f, none, thrust::minimum<int>());
+}
+
+//- Wall-clock seconds since t, once the backend's queue has done its work
+template<class B>
+double queueSecondsSince(Clock::time_point t)
+{
+    B::synchronize();
+    return secondsSince(t);
 }
 
 } // namespace gpuLdu

@@ -39,7 +39,6 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -56,7 +55,6 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
 
     template<class V>
     using Vector = typename B::template Vector<V>;
-    using Clock = std::chrono::steady_clock;
 
     //- The pivot floor over the largest |entry| of S A S (static pivoting)
     static constexpr double pivotFloorFactor = 1e-10;
@@ -87,11 +85,6 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
     std::vector<T> hostSlots_, hostCsr_;
     std::vector<double> hostScale_;
 
-    static double secondsSince(Clock::time_point t)
-    {
-        B::synchronize();
-        return std::chrono::duration<double>(Clock::now() - t).count();
-    }
 
     detail::LdltFronts<T> fronts()
     {
@@ -173,7 +166,7 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
         const auto begin = Clock::now();
         checkMemory(-1);
         allocateNumeric();
-        analysis_.seconds = secondsSince(begin);
+        analysis_.seconds = queueSecondsSince<B>(begin);
     }
 
     //- y = C^-1 y (C's order), level by level: supernodes of up to longSupernode columns by a
@@ -337,7 +330,7 @@ LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering
     analysis_.storedL = s_.valueStart[ns];
     analysis_.updateEntries = s_.updateArena;
     analysis_.deviceBytes = bytes;
-    analysis_.seconds = secondsSince(begin);
+    analysis_.seconds = queueSecondsSince<B>(begin);
 }
 
 template<class B, class T>
@@ -402,7 +395,7 @@ LdltFactorStats LdltSolverImpl<B, T>::factor(const HostScalar* values)
     factorLevels(stats.pivotFloor);
     stats.nStaticPivots = countStaticPivots();
     factored_ = true;
-    stats.seconds = secondsSince(start);
+    stats.seconds = queueSecondsSince<B>(start);
     return stats;
 }
 
@@ -531,7 +524,7 @@ SolveResult LdltSolverImpl<B, T>::solve(const HostScalar* b, HostScalar* x, doub
     SolveResult result;
     B::upload(ptr(b_), reinterpret_cast<const T*>(b), n);
     thrust::fill_n(B::policy(), ptr(x_), n, T(0));
-    result.uploadSeconds = secondsSince(start);
+    result.uploadSeconds = queueSecondsSince<B>(start);
 
     const auto iterate = Clock::now();
     const double bNorm = norm(ptr(b_));
@@ -539,7 +532,7 @@ SolveResult LdltSolverImpl<B, T>::solve(const HostScalar* b, HostScalar* x, doub
     correct(ptr(x_), ptr(b_));
     residual(ptr(x_), ptr(b_), ptr(r_));
     result.initialResidual = result.finalResidual = norm(ptr(r_))*scale;
-    result.setupSeconds = secondsSince(iterate);
+    result.setupSeconds = queueSecondsSince<B>(iterate);
     const auto refine = Clock::now();
     while (result.finalResidual > tolerance && result.nIterations < maxRefinement
            && std::isfinite(result.finalResidual))
@@ -551,7 +544,7 @@ SolveResult LdltSolverImpl<B, T>::solve(const HostScalar* b, HostScalar* x, doub
     }
     result.nonFinite = !std::isfinite(result.finalResidual);
     result.converged = result.finalResidual <= tolerance;
-    result.iterateSeconds = secondsSince(refine);
+    result.iterateSeconds = queueSecondsSince<B>(refine);
     B::download(reinterpret_cast<T*>(x), ptr(x_), n);
     return result;
 }

@@ -20,7 +20,6 @@
 #include <thrust/fill.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -254,7 +253,7 @@ public:
 
     void setMatrix(const double* diag, const double* upper, const double* lower) override
     {
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
         const std::size_t nF = A_.nFaces;
         const bool symmetric = (lower == nullptr);
         if (!ahead_.matrixCame(n(), int(nF), symmetric))
@@ -262,7 +261,7 @@ public:
             ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
         }
         setMatrixFromLdu(symmetric);
-        setMatrixSeconds_ = secondsSince(start);
+        setMatrixSeconds_ = queueSecondsSince<B>(start);
     }
 
     void uploadAhead(const ValuesAhead& part) override
@@ -471,12 +470,12 @@ public:
         std::vector<double> ms;
         for (int r = 0; r <= std::max(repeats, 1); ++r)
         {
-            const auto start = std::chrono::steady_clock::now();
+            const auto start = Clock::now();
             products_.amul(y, x);
             // the first run warms up and is not counted
             if (r > 0)
             {
-                ms.push_back(1e3*secondsSince(start));
+                ms.push_back(1e3*queueSecondsSince<B>(start));
             }
             else
             {
@@ -485,13 +484,6 @@ public:
         }
         std::sort(ms.begin(), ms.end());
         return ms[ms.size()/2];
-    }
-
-    //- Seconds since start, after the device has finished its queue
-    static double secondsSince(std::chrono::steady_clock::time_point start)
-    {
-        B::synchronize();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
 
     //- The start every solve shares (OpenFOAM's Krylov solvers and GAMGSolver::solve):
@@ -556,9 +548,9 @@ public:
 
         if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {
-            const auto setupStart = std::chrono::steady_clock::now();
+            const auto setupStart = Clock::now();
             precon_.setup(preconditioner);
-            result.setupSeconds = secondsSince(setupStart);
+            result.setupSeconds = queueSecondsSince<B>(setupStart);
 
             CoupledOperator A(*this, coupling);
             KrylovSystem<B> sys{n(), A, precon_, sums, work_, ptr(psi_), ptr(source_), ptr(rA_), ptr(wA_), normFactor};
@@ -577,20 +569,20 @@ public:
         const Coupling& coupling
     ) override
     {
-        auto start = std::chrono::steady_clock::now();
+        auto start = Clock::now();
         uploadValues(psi, source);
         checkValues();
         // the matrix's upload counts once, in the solve after it (a solve of the matrix the
         // system holds has none)
-        const double uploadSeconds = setMatrixSeconds_ + secondsSince(start);
+        const double uploadSeconds = setMatrixSeconds_ + queueSecondsSince<B>(start);
         setMatrixSeconds_ = 0;
-        start = std::chrono::steady_clock::now();
+        start = Clock::now();
 
         SolveResult result = solveResident(method, controls, preconditioner, coupling);
 
         ws_.download(psi, ptr(psi_), n());
         result.uploadSeconds = uploadSeconds;
-        result.iterateSeconds = secondsSince(start) - result.setupSeconds;
+        result.iterateSeconds = queueSecondsSince<B>(start) - result.setupSeconds;
         return result;
     }
 };

@@ -19,7 +19,6 @@
 #include <thrust/fill.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -32,7 +31,6 @@ class GamgSystemImpl : public GamgSystem
     template<class T>
     using Vector = typename B::template Vector<T>;
     using Level = LduSystemImpl<B>;
-    using Clock = std::chrono::steady_clock;
 
     //- systems_[0] the finest; systems_[k + 1] the coarse level k, made from systems_[k] by
     //  steps_[k]. OpenFOAM's coarseCorrFields[k] and coarseSources[k] live on systems_[k + 1]
@@ -522,7 +520,7 @@ public:
         finest.uploadValues(psi, source);
         // before the coarse matrices sum them (an inf + -inf there would raise FE_INVALID)
         finest.checkValues();
-        result.uploadSeconds = Level::secondsSince(start);
+        result.uploadSeconds = queueSecondsSince<B>(start);
 
         // the coarse matrices (GAMGSolver's constructor) and the smoothers' factors
         start = Clock::now();
@@ -535,7 +533,7 @@ public:
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
         coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_);
-        times_.coarseMatrices = Level::secondsSince(start);
+        times_.coarseMatrices = queueSecondsSince<B>(start);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then
         start = Clock::now();
@@ -554,7 +552,7 @@ public:
                 }
             }
         }
-        times_.smootherSetup = Level::secondsSince(start);
+        times_.smootherSetup = queueSecondsSince<B>(start);
         result.setupSeconds = times_.coarseMatrices + times_.smootherSetup;
 
         start = Clock::now();
@@ -587,7 +585,7 @@ public:
         }
 
         finest.workspace().download(psi, finest.psi(), n);
-        result.iterateSeconds = Level::secondsSince(start);
+        result.iterateSeconds = queueSecondsSince<B>(start);
         couplings_.clear();
         return result;
     }

@@ -9,7 +9,6 @@
 
 #include "krylov/LduSystemImpl.hpp"
 
-#include <chrono>
 
 namespace gpuLdu
 {
@@ -48,9 +47,9 @@ public:
             f();
             return;
         }
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
         f();
-        into += LduSystemImpl<B>::secondsSince(start);
+        into += queueSecondsSince<B>(start);
     }
 
     //- Leg `leg` (0 down, 1 up) of a V-cycle: f, launched part by part, or its recording (made

@@ -174,10 +174,10 @@ ExitStatus runKrylov(const Options& o, const LduMatrixData& m)
     const RowLengthStats stats = sys->rowLengthStats();
     printMatrixFacts(o, stats, symmetric, executor, gpuReason);
 
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
     sys->setMatrix(m.diag.data(), m.upperCoeffs.data(), symmetric ? nullptr : m.lowerCoeffs.data());
     const MatrixFormat inUse = sys->setFormat(o.format);
-    const double convertSeconds = secondsSince(start);
+    const double convertSeconds = gpuLdu::secondsSince(start);
     std::printf("%-16s %s\n", "format asked", formatName(o.format).c_str());
     std::printf("%-16s %s\n", "format in use", formatName(inUse).c_str());
     std::printf("%-16s %.4g ms (setMatrix + setFormat)\n", "conversion", 1e3*convertSeconds);

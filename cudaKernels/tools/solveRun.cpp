@@ -61,11 +61,6 @@ void checkRows(const Options& o, const LduMatrixData& m)
     }
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 const char* yesNo(bool b)
 {
     return b ? "yes" : "no";

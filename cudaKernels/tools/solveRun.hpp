@@ -8,9 +8,9 @@
 
 #include "options.hpp"
 
+#include "gpuLdu/clock.hpp"
 #include "gpuLdu/matrixMarket.hpp"
 
-#include <chrono>
 #include <complex>
 #include <string>
 #include <vector>
@@ -134,7 +134,6 @@ auto numerical(Phase phase)
     }
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start);
 
 const char* yesNo(bool b);
 

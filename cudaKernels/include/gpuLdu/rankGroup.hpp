@@ -319,8 +319,8 @@ struct RankValues
     //- GAMG: its coarse levels' coefficients of its patches to the group (A's, then A^T's, level
     //  after level from level 1); empty for a Krylov solve
     DoublesView levelCoeffs;
-    //- When the rank came to the hand-over, before writing its values: seconds of
-    //  std::chrono::steady_clock, one clock for the processes of a host (a group's ranks share
+    //- When the rank came to the hand-over, before writing its values: gpuLdu::clockSeconds
+    //  (gpuLdu/clock.hpp), one clock for the processes of a host (a group's ranks share
     //  a node), so that the owner tells its wait for the ranks from the hand-over itself
     double arrivedAt = 0;
 };

@@ -251,12 +251,12 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     {
         openDeviceExchange();
     }
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
     shareValues();
     if (debug)
     {
         Info<< "gpuLduRankGroup: the shared values made and mapped in "
-            << secondsSince(start) << " s" << endl;
+            << gpuLdu::secondsSince(start) << " s" << endl;
     }
 }
 
@@ -356,7 +356,7 @@ bool Foam::gpuLduRankGroup::combine
     const double receivedSeconds
 )
 {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
     try
     {
         combined_ = gpuLdu::combineRanks(levels, ranks_.size(), &world_);
@@ -388,7 +388,7 @@ bool Foam::gpuLduRankGroup::combine
             " matching, or updated out of patch order by commsType scheduled:"
             " all on the host)" : "")
         << "; the ranks' addressing in " << receivedSeconds
-        << " s, combined in " << secondsSince(start) << " s" << endl;
+        << " s, combined in " << gpuLdu::secondsSince(start) << " s" << endl;
 
     return combined_.onHost;
 }
@@ -402,7 +402,7 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     {
         return system_.get();
     }
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
     system_ = gpuLdu::makeLduSystem(executor_, combined_.view());
     systemMatrix_ = heldMatrix();
     // the world's ranks (a group solves together only where its ranks share
@@ -415,7 +415,7 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     system_->setDeviceCouplings(combined_.couplings);
     system_->setInterfaces(combined_.hostCells);
     Info<< "gpuLduRankGroup: the group's system built in "
-        << secondsSince(start) << " s" << endl;
+        << gpuLdu::secondsSince(start) << " s" << endl;
     return system_.get();
 }
 

@@ -110,7 +110,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     std::vector<rankSetup>& ranks
 )
 {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
     const bool wholeMesh = UPstream::nProcs(meshComm) == ranks_.size();
     const label nLevels = ranks[0].levels.size() + 1;
 
@@ -137,7 +137,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     {
         views.push_back(steps[k].view(coarse[k]));
     }
-    const double combinedSeconds = secondsSince(start);
+    const double combinedSeconds = gpuLdu::secondsSince(start);
 
     gamg_ = gpuLdu::makeGamgSystem(executor, combined_.view(), views);
     gamgMatrix_ = heldMatrix();
@@ -202,7 +202,7 @@ bool Foam::gpuLduRankGroup::combineGamg
              : "sums per group, reduced among the owners"
            )
         << "; set up in "
-        << secondsSince(start) << " s (combined " << combinedSeconds
+        << gpuLdu::secondsSince(start) << " s (combined " << combinedSeconds
         << " s)" << endl;
     return true;
 }
@@ -231,7 +231,7 @@ bool Foam::gpuLduRankGroup::gamgShared
     // This rank can be part of one hierarchy where it updates its coupled
     // patches in patch order; then its coarse levels (the finest is the mesh
     // the group combined already) and the coarsening steps
-    const auto prepareStart = std::chrono::steady_clock::now();
+    const auto prepareStart = gpuLdu::Clock::now();
     rankSetup mine;
     mine.eligible =
         inPatchOrder_
@@ -260,7 +260,7 @@ bool Foam::gpuLduRankGroup::gamgShared
     if (debug)
     {
         Info<< "gpuLduRankGroup: the first rank's GAMG levels and steps copied"
-            << " in " << secondsSince(prepareStart) << " s" << endl;
+            << " in " << gpuLdu::secondsSince(prepareStart) << " s" << endl;
     }
 
     const label meshComm = agglomeration.meshLevel(0).comm();
@@ -365,9 +365,9 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             intCoeffs.push_back(gamgTermInt_[k].data());
         }
         // (their upload counts with the solve's)
-        const auto coeffsStart = std::chrono::steady_clock::now();
+        const auto coeffsStart = gpuLdu::Clock::now();
         gamg_->setDeviceCouplingCoeffs(bou, intCoeffs);
-        const double coeffsSeconds = secondsSince(coeffsStart);
+        const double coeffsSeconds = gpuLdu::secondsSince(coeffsStart);
         gamg_->setTimed(timed);
         // directSolveCoarsest: OpenFOAM's LU of the coarsest level with the
         // coefficients of its processor faces from this hand-over

@@ -114,8 +114,8 @@ void Foam::gpuLduRankGroup::exchangeValues
     const std::function<void(label, bool)>& ahead
 )
 {
-    const auto start = std::chrono::steady_clock::now();
-    const double arrivedAt = clockSeconds(start);
+    const auto start = gpuLdu::Clock::now();
+    const double arrivedAt = gpuLdu::clockSeconds(start);
 
     // this rank's coefficients of its patches in the system, patch after patch
     std::vector<double> bou, intc;
@@ -159,7 +159,7 @@ void Foam::gpuLduRankGroup::exchangeValues
         FatalErrorInFunction
             << e.what() << abort(FatalError);
     }
-    writtenSeconds_ = secondsSince(start);
+    writtenSeconds_ = gpuLdu::secondsSince(start);
 
     // the message: which parts are written, GAMG's coarse coefficients
     if (!owner())
@@ -171,7 +171,7 @@ void Foam::gpuLduRankGroup::exchangeValues
     // each rank's terms placed as its message comes (receiveValues)
     gpuLdu::GroupValues into = groupValues(levelCoeffs != nullptr);
     receiveValues(mine, into, ahead);
-    lastArrivalSeconds_ = secondsSince(start);
+    lastArrivalSeconds_ = gpuLdu::secondsSince(start);
 }
 
 
@@ -294,7 +294,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     // arrivedAt) to the values' being complete, and psi back: before that
     // the owner waits for the ranks' own work (their assembly), which
     // native's solve waits for too, at its first reduction
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
     exchangeValues
     (
         matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs, levelCoeffs,
@@ -304,15 +304,15 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     {
         return serve(couplings, matrix.mesh().comm(), psi);
     }
-    const double came = clockSeconds(start);
-    const double valuesDone = clockSeconds(std::chrono::steady_clock::now());
+    const double came = gpuLdu::clockSeconds(start);
+    const double valuesDone = gpuLdu::clockSeconds(gpuLdu::Clock::now());
     const double waitedSeconds = std::max(0.0, lastArrivedAt_ - came);
     const double valuesSeconds = valuesDone - std::max(lastArrivedAt_, came);
 
     gpuLdu::SolveResult r = ownerSolve();
-    const auto backStart = std::chrono::steady_clock::now();
+    const auto backStart = gpuLdu::Clock::now();
     finish(r, valuesSeconds, psi);
-    const double backSeconds = secondsSince(backStart);
+    const double backSeconds = gpuLdu::secondsSince(backStart);
     r.handOverSeconds = valuesSeconds + backSeconds;
 
     if (debug)

@@ -120,29 +120,6 @@ void unpackSetups
 } // End anonymous namespace
 
 
-// * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
-
-double Foam::gpuLduRankGroup::secondsSince
-(
-    const std::chrono::steady_clock::time_point t
-)
-{
-    return std::chrono::duration<double>
-    (
-        std::chrono::steady_clock::now() - t
-    ).count();
-}
-
-
-double Foam::gpuLduRankGroup::clockSeconds
-(
-    const std::chrono::steady_clock::time_point t
-)
-{
-    return std::chrono::duration<double>(t.time_since_epoch()).count();
-}
-
-
 // * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * * //
 
 void Foam::gpuLduRankGroup::waitWithoutSpinning
@@ -432,7 +409,7 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         const label n = ranks_.size();
         std::vector<rankSetup> setups(n);
         setups[0] = std::move(mine);
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = gpuLdu::Clock::now();
         std::vector<std::int64_t> sizes(n, 0);
         std::vector<std::string> handles(n);
         for (label r = 1; r < n; ++r)
@@ -454,10 +431,10 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         }
         // the time spent reading the set-ups once every rank's is there (the
         // rest is waiting for the ranks to pack them)
-        const auto readStart = std::chrono::steady_clock::now();
+        const auto readStart = gpuLdu::Clock::now();
         unpackSetups(handles, sizes, setups, ranks_);
-        const double readSeconds = secondsSince(readStart);
-        const double receivedSeconds = secondsSince(start);
+        const double readSeconds = gpuLdu::secondsSince(readStart);
+        const double receivedSeconds = gpuLdu::secondsSince(start);
         if (debug)
         {
             Info<< "gpuLduRankGroup: the set-up messages of " << n - 1

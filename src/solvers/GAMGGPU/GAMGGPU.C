@@ -90,10 +90,10 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
     solveLog& log
 ) const
 {
-    const auto systemStart = std::chrono::steady_clock::now();
+    const auto systemStart = gpuLdu::Clock::now();
     gpuLdu::GamgSystem& sys =
         cache.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
-    log.systemSeconds = groupSeconds + secondsSince(systemStart);
+    log.systemSeconds = groupSeconds + gpuLdu::secondsSince(systemStart);
     // gpuLduSolver 2: the V-cycle's parts timed (the device waited
     // for between parts, which slows the solve)
     sys.setTimed(gpuLduSolver::debug >= 2);
@@ -138,14 +138,14 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
         );
     }
     sys.setCoarsestSolver(direct.get());
-    const auto matrixStart = std::chrono::steady_clock::now();
+    const auto matrixStart = gpuLdu::Clock::now();
     sys.setMatrix
     (
         matrix_.diag().cdata(),
         matrix_.upper().cdata(),
         matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
     );
-    const double matrixSeconds = secondsSince(matrixStart);
+    const double matrixSeconds = gpuLdu::secondsSince(matrixStart);
     gpuLdu::SolveResult result = sys.solve
     (
         psi.data(),
@@ -313,7 +313,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
 ) const
 {
     solveLog log;
-    const auto solveStart = std::chrono::steady_clock::now();
+    const auto solveStart = gpuLdu::Clock::now();
     // the controls, once a solve
     const gpuLdu::Executor exec = executor();
     const gamgSettings s = settings();
@@ -325,7 +325,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
     const GAMGAgglomeration& agglomeration =
         GAMGAgglomeration::New(matrix_, controlDict_);
-    log.agglomerationSeconds = secondsSince(solveStart);
+    log.agglomerationSeconds = gpuLdu::secondsSince(solveStart);
     if (agglomeration.processorAgglomerate())
     {
         errors().processorAgglomeration();
@@ -333,20 +333,20 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
 
     // Decomposed, the ranks sharing a device as one hierarchy where they
     // can be (gpuLduRankGroup); else each rank its own
-    const auto systemStart = std::chrono::steady_clock::now();
+    const auto systemStart = gpuLdu::Clock::now();
     group = hierarchyGroup(c, exec, agglomeration, directSolveCoarsest);
-    const double groupSeconds = secondsSince(systemStart);
+    const double groupSeconds = gpuLdu::secondsSince(systemStart);
 
     // Every level's interfaces and interface coefficients, as
     // GAMGSolver's constructor makes them (cyclic, processor, ...), each
     // patch where the group's hierarchy takes it on every level
-    const auto interfacesStart = std::chrono::steady_clock::now();
+    const auto interfacesStart = gpuLdu::Clock::now();
     const gpuLduGamgCouplings couplings
     (
         agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
         interfaces_, cmpt, group ? group->patchPhase() : labelList()
     );
-    log.interfacesSeconds = secondsSince(interfacesStart);
+    log.interfacesSeconds = gpuLdu::secondsSince(interfacesStart);
 
     gpuLdu::SolveResult result;
     if (group)
@@ -372,7 +372,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
             directSolveCoarsest, gamg, psi, source, log
         );
     }
-    log.solveSeconds = secondsSince(solveStart);
+    log.solveSeconds = gpuLdu::secondsSince(solveStart);
     log.directCoarsest = gamg.directCoarsest;
 
     if (!s.cacheAgglomeration)

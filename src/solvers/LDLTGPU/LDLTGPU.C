@@ -6,7 +6,6 @@
 #include "LDLTGPU.H"
 #include "gpuLduCache.H"
 
-#include <chrono>
 #include <cmath>
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
@@ -340,7 +339,7 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
         return perf;
     }
 
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = gpuLdu::Clock::now();
 
     // This rank's device chosen (gpuLduDevices), then the direct
     // solver's own per-mesh state
@@ -367,7 +366,7 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
         Info<< type() << ": " << fieldName_ << ": " << perf.nIterations()
             << " refinement steps, " << f.nFactorised
             << " factorisations, direct solves " << 1e3*f.solveSeconds
-            << " ms, whole solve " << 1e3*secondsSince(start) << " ms"
+            << " ms, whole solve " << 1e3*gpuLdu::secondsSince(start) << " ms"
             << endl;
     }
 

@@ -10,7 +10,6 @@
 #include "gpuLduKeywords.H"
 #include "fvMesh.H"
 
-#include <chrono>
 #include <cmath>
 
 // * * * * * * * * * * * * * * Static Data Members * * * * * * * * * * * * * //
@@ -106,18 +105,6 @@ Foam::word Foam::gpuLduSolver::solveName() const
 }
 
 
-double Foam::gpuLduSolver::secondsSince
-(
-    const std::chrono::steady_clock::time_point start
-)
-{
-    return std::chrono::duration<double>
-    (
-        std::chrono::steady_clock::now() - start
-    ).count();
-}
-
-
 Foam::gpuLduErrors Foam::gpuLduSolver::errors() const
 {
     return gpuLduErrors(fieldName_, type(), controlDict_);
@@ -143,12 +130,12 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
         // the first call waits for CUDA's initialisation (begun when the
         // library was loaded)
         static bool waited = false;
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = gpuLdu::Clock::now();
         const std::string& reason = gpuLduDevices::cudaUnavailableReason();
         if (debug && !waited)
         {
             Info<< "gpuLduSolver: CUDA's initialisation "
-                << secondsSince(start) << " s (the first rank's)" << endl;
+                << gpuLdu::secondsSince(start) << " s (the first rank's)" << endl;
         }
         waited = true;
         if (!reason.empty())
@@ -176,7 +163,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
         static bool selected = false;
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = gpuLdu::Clock::now();
         gpuLduDevices::select
         (
             exec == gpuLdu::Executor::gpu,
@@ -184,7 +171,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache
         );
         if (debug && !selected)
         {
-            Info<< "gpuLduSolver: devices chosen in " << secondsSince(start)
+            Info<< "gpuLduSolver: devices chosen in " << gpuLdu::secondsSince(start)
                 << " s (the first rank's)" << endl;
         }
         selected = true;
