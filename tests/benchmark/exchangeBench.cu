@@ -9,9 +9,19 @@
 //             between exchanges), the stream waited for once
 //   hostSum   one double: cudaMemcpy down, MPI_Allreduce, cudaMemcpy up (a sum reduced by MPI)
 //   ncclSum   one double: ncclAllReduce on the stream, K back to back, waited for once
+//   peer      one kernel an exchange through CUDA IPC: each rank has mapped the other's receive
+//             buffers (two, alternating) and flag once; the kernel's blocks write this rank's
+//             values into the peer's buffer, the last of them raises the peer's flag to the
+//             exchange's number (after a system-wide fence), then every block waits for its own
+//             flag and copies its part of what the peer wrote (what a device-resident halo
+//             exchange without NCCL would cost; stream-ordered like nccl, a kernel between)
+//   peerSum   one double: one single-thread kernel writes its value into the peer's slot, raises
+//             the peer's flag, waits for its own, and adds the two in rank order (both ranks
+//             get the same bits)
 // NCCL is opened at run time (libnccl.so.2: the CUDA toolkit's, or LD_LIBRARY_PATH's); where
 // it is not found its lines say so. Each figure is the median of 5 repetitions of K exchanges,
 // in microseconds per exchange.
+// The received values are checked against what the other rank sent (every transport, every n).
 // Usage: mpirun -np 2 gpuLduExchangeBench [K]   (default 200)
 
 #include <cuda_runtime.h>
@@ -65,6 +75,178 @@ double medianMicroseconds(int k, const F& f)
     return median;
 }
 
+//- Spin until *flag reaches epoch; a peer that never comes (10 s) traps rather than hangs
+__device__ void waitFor(const volatile unsigned long long* flag, unsigned long long epoch)
+{
+    unsigned long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (*flag < epoch)
+    {
+        __nanosleep(64);
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > 10000000000ull)
+        {
+            printf("gpuLduExchangeBench: the peer's exchange %llu never came\n", epoch);
+            __trap();
+        }
+    }
+}
+
+//- One exchange by peer writes: this rank's n values into the peer's buffer, the peer's flag
+//  raised by the last block to finish writing; then every block waits for this rank's flag and
+//  copies its share of its own buffer into recv. The grid fits on the device at once (every
+//  block resident), so a block that waits never keeps the last writer from running.
+//  The exchange's number is this rank's count of its exchanges and sums (on the device, so that
+//  a recorded graph replays with new numbers): read by every block before any block counts
+//  itself done, stored by the last one. Two buffers alternate by the number's parity.
+__global__ void peerExchange(const double* send, double* peerBuffers, unsigned long long* peerFlag,
+                             const double* ownBuffers, const unsigned long long* ownFlag,
+                             unsigned int* blocksDone, unsigned long long* sequence, int maxN,
+                             double* recv, int n)
+{
+    __shared__ unsigned long long epoch;
+    if (threadIdx.x == 0)
+    {
+        epoch = *(volatile unsigned long long*)sequence + 1;
+    }
+    __syncthreads();
+    const std::size_t half = std::size_t(epoch % 2)*maxN;
+    const int stride = gridDim.x*blockDim.x;
+    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        peerBuffers[half + i] = send[i];
+    }
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0)
+    {
+        if (atomicAdd(blocksDone, 1u) == gridDim.x - 1)
+        {
+            *blocksDone = 0;
+            *sequence = epoch;
+            __threadfence_system();
+            atomicExch_system(peerFlag, epoch);
+        }
+        waitFor(ownFlag, epoch);
+        __threadfence();
+    }
+    __syncthreads();
+    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        recv[i] = __ldcg(ownBuffers + half + i);
+    }
+}
+
+//- One sum of a double over the two ranks by peer writes, added in rank order
+__global__ void peerSum(const double* value, double* peerSlots, unsigned long long* peerFlag,
+                        const double* ownSlots, const unsigned long long* ownFlag,
+                        unsigned long long* sequence, int rank, double* sum)
+{
+    const unsigned long long epoch = *sequence + 1;
+    *sequence = epoch;
+    double* peerSlot = peerSlots + epoch % 2;
+    const double* ownSlot = ownSlots + epoch % 2;
+    *peerSlot = *value;
+    __threadfence_system();
+    atomicExch_system(peerFlag, epoch);
+    waitFor(ownFlag, epoch);
+    __threadfence();
+    const double other = __ldcg(ownSlot);
+    *sum = rank == 0 ? *value + other : other + *value;
+}
+
+//- This rank's receive area (two buffers of maxN doubles, a sum's two slots, the flag, the
+//  writers' block count) and the peer's, mapped through CUDA IPC
+struct PeerArea
+{
+    double* buffers = nullptr;
+    unsigned long long* flag = nullptr;
+    unsigned int* blocksDone = nullptr;
+    unsigned long long* sequence = nullptr;
+    double* peerBuffers = nullptr;
+    unsigned long long* peerFlag = nullptr;
+    int maxN = 0;
+    int blocks = 1;
+
+    PeerArea(int maxN, int peer)
+    :
+        maxN(maxN)
+    {
+        const std::size_t bytes = (2*std::size_t(maxN) + 2)*sizeof(double) + sizeof(unsigned long long);
+        char* area = nullptr;
+        check(cudaMalloc(&area, bytes), "cudaMalloc (peer area)");
+        check(cudaMemset(area, 0, bytes), "cudaMemset (peer area)");
+        buffers = reinterpret_cast<double*>(area);
+        flag = reinterpret_cast<unsigned long long*>(buffers + 2*maxN + 2);
+        check(cudaMalloc(&blocksDone, sizeof(unsigned int)), "cudaMalloc");
+        check(cudaMemset(blocksDone, 0, sizeof(unsigned int)), "cudaMemset");
+        check(cudaMalloc(&sequence, sizeof(unsigned long long)), "cudaMalloc");
+        check(cudaMemset(sequence, 0, sizeof(unsigned long long)), "cudaMemset");
+        cudaIpcMemHandle_t mine, theirs;
+        check(cudaIpcGetMemHandle(&mine, area), "cudaIpcGetMemHandle");
+        MPI_Sendrecv(&mine, sizeof(mine), MPI_BYTE, peer, 9, &theirs, sizeof(theirs), MPI_BYTE, peer, 9,
+            MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        void* mapped = nullptr;
+        check(cudaIpcOpenMemHandle(&mapped, theirs, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+        peerBuffers = static_cast<double*>(mapped);
+        peerFlag = reinterpret_cast<unsigned long long*>(peerBuffers + 2*maxN + 2);
+        int device = 0, sms = 1;
+        check(cudaGetDevice(&device), "cudaGetDevice");
+        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "multiprocessors");
+        blocks = sms;
+    }
+
+    void exchange(const double* send, double* recv, int n, cudaStream_t stream)
+    {
+        const int grid = std::max(1, std::min(blocks, (n + 255)/256));
+        peerExchange<<<grid, 256, 0, stream>>>(send, peerBuffers, peerFlag, buffers, flag, blocksDone, sequence,
+                                               maxN, recv, n);
+    }
+
+    void sum(const double* value, double* result, int rank, cudaStream_t stream)
+    {
+        const std::size_t slots = 2*std::size_t(maxN);
+        peerSum<<<1, 1, 0, stream>>>(value, peerBuffers + slots, peerFlag, buffers + slots, flag, sequence, rank,
+                                     result);
+    }
+};
+
+//- Whether recv holds what the peer sent (send's values are 1 + rank + j/1000), on both ranks
+bool received(const double* recv, int n, int peer)
+{
+    std::vector<double> got(n);
+    check(cudaMemcpy(got.data(), recv, n*sizeof(double), cudaMemcpyDeviceToHost), "check");
+    int bad = 0;
+    for (int j = 0; j < n; ++j)
+    {
+        if (got[j] != 1.0 + peer + j/1000.0) ++bad;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return bad == 0;
+}
+
+//- As medianMicroseconds, of k exchanges recorded once as a CUDA graph (record: enqueue them on
+//  the stream) and replayed: what a V-cycle's recorded leg pays an exchange
+template<class F>
+double graphMicroseconds(int k, cudaStream_t stream, const F& record)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    record();
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    const double t = medianMicroseconds(k, [&]()
+    {
+        check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+        check(cudaStreamSynchronize(stream), "graph");
+    });
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    return t;
+}
+
 } // namespace
 
 
@@ -90,7 +272,11 @@ int main(int argc, char** argv)
     double *send = nullptr, *recv = nullptr, *hostSend = nullptr, *hostRecv = nullptr;
     check(cudaMalloc(&send, maxN*sizeof(double)), "cudaMalloc");
     check(cudaMalloc(&recv, maxN*sizeof(double)), "cudaMalloc");
-    check(cudaMemset(send, 0, maxN*sizeof(double)), "cudaMemset");
+    {
+        std::vector<double> values(maxN);
+        for (int j = 0; j < maxN; ++j) values[j] = 1.0 + rank + j/1000.0;
+        check(cudaMemcpy(send, values.data(), maxN*sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
     check(cudaMallocHost(&hostSend, maxN*sizeof(double)), "cudaMallocHost");
     check(cudaMallocHost(&hostRecv, maxN*sizeof(double)), "cudaMallocHost");
     cudaStream_t stream;
@@ -116,8 +302,12 @@ int main(int argc, char** argv)
             "%d exchanges a timing, median of 5, us per exchange\n",
             std::min(nDevices, 2), prop.name, peerAccess ? "yes" : "no",
             comm ? nccl.from.c_str() : "not available", k);
-        std::printf("%-10s %10s %12s\n", "transport", "doubles", "us each");
+        std::printf("%-10s %10s %12s %9s\n", "transport", "doubles", "us each", "received");
     }
+    int peerAccess = 0;
+    if (nDevices > 1) check(cudaDeviceCanAccessPeer(&peerAccess, device, 1 - device), "cudaDeviceCanAccessPeer");
+    PeerArea* area = peerAccess ? new PeerArea(maxN, peer) : nullptr;
+    auto ok = [&](int n) { return received(recv, n, peer) ? "yes" : "NO"; };
 
     for (const int n : {1, 64, 1024, 8192, 65536})
     {
@@ -132,7 +322,8 @@ int main(int argc, char** argv)
                 check(cudaMemcpy(recv, hostRecv, bytes, cudaMemcpyHostToDevice), "upload");
             }
         });
-        if (rank == 0) std::printf("%-10s %10d %12.1f\n", "host", n, host);
+        const char* hostOk = ok(n);
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "host", n, host, hostOk);
         if (comm)
         {
             const double viaNccl = medianMicroseconds(k, [&]()
@@ -147,7 +338,45 @@ int main(int argc, char** argv)
                 }
                 check(cudaStreamSynchronize(stream), "nccl exchanges");
             });
-            if (rank == 0) std::printf("%-10s %10d %12.1f\n", "nccl", n, viaNccl);
+            const char* ncclOk = ok(n);
+            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "nccl", n, viaNccl, ncclOk);
+            const double ncclGraph = graphMicroseconds(k, stream, [&]()
+            {
+                for (int i = 0; i < k; ++i)
+                {
+                    nccl.groupStart();
+                    nccl.send(send, n, ncclDouble, peer, comm, stream);
+                    nccl.recv(recv, n, ncclDouble, peer, comm, stream);
+                    nccl.groupEnd();
+                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
+                }
+            });
+            const char* ncclGraphOk = ok(n);
+            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "ncclGraph", n, ncclGraph, ncclGraphOk);
+        }
+        if (area)
+        {
+            const double viaPeer = medianMicroseconds(k, [&]()
+            {
+                for (int i = 0; i < k; ++i)
+                {
+                    area->exchange(send, recv, n, stream);
+                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
+                }
+                check(cudaStreamSynchronize(stream), "peer exchanges");
+            });
+            const char* peerOk = ok(n);
+            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peer", n, viaPeer, peerOk);
+            const double peerGraph = graphMicroseconds(k, stream, [&]()
+            {
+                for (int i = 0; i < k; ++i)
+                {
+                    area->exchange(send, recv, n, stream);
+                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
+                }
+            });
+            const char* peerGraphOk = ok(n);
+            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peerGraph", n, peerGraph, peerGraphOk);
         }
     }
 
@@ -160,7 +389,16 @@ int main(int argc, char** argv)
             check(cudaMemcpy(recv, hostRecv, sizeof(double), cudaMemcpyHostToDevice), "upload");
         }
     });
-    if (rank == 0) std::printf("%-10s %10d %12.1f\n", "hostSum", 1, hostSum);
+    auto sumOk = [&]()
+    {
+        double got = 0;
+        check(cudaMemcpy(&got, recv, sizeof(double), cudaMemcpyDeviceToHost), "check");
+        int bad = got != 1.0 + 2.0;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        return bad ? "NO" : "yes";
+    };
+    const char* hostSumOk = sumOk();
+    if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "hostSum", 1, hostSum, hostSumOk);
     if (comm)
     {
         const double sumViaNccl = medianMicroseconds(k, [&]()
@@ -172,8 +410,45 @@ int main(int argc, char** argv)
             }
             check(cudaStreamSynchronize(stream), "nccl sums");
         });
-        if (rank == 0) std::printf("%-10s %10d %12.1f\n", "ncclSum", 1, sumViaNccl);
+        const char* ncclSumOk = sumOk();
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "ncclSum", 1, sumViaNccl, ncclSumOk);
+        const double ncclSumGraph = graphMicroseconds(k, stream, [&]()
+        {
+            for (int i = 0; i < k; ++i)
+            {
+                nccl.allReduce(send, recv, 1, ncclDouble, ncclSum, comm, stream);
+                touch<<<1, 32, 0, stream>>>(recv, 1);
+            }
+        });
+        const char* ncclSumGraphOk = sumOk();
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "ncclSumGr", 1, ncclSumGraph, ncclSumGraphOk);
         nccl.commDestroy(comm);
+    }
+    if (area)
+    {
+        const double sumViaPeer = medianMicroseconds(k, [&]()
+        {
+            for (int i = 0; i < k; ++i)
+            {
+                area->sum(send, recv, rank, stream);
+                touch<<<1, 32, 0, stream>>>(recv, 1);
+            }
+            check(cudaStreamSynchronize(stream), "peer sums");
+        });
+        const char* peerSumOk = sumOk();
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peerSum", 1, sumViaPeer, peerSumOk);
+        const double peerSumGraph = graphMicroseconds(k, stream, [&]()
+        {
+            for (int i = 0; i < k; ++i)
+            {
+                area->sum(send, recv, rank, stream);
+                touch<<<1, 32, 0, stream>>>(recv, 1);
+            }
+        });
+        const char* peerSumGraphOk = sumOk();
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peerSumGr", 1, peerSumGraph, peerSumGraphOk);
+        cudaIpcCloseMemHandle(area->peerBuffers);
+        delete area;
     }
 
     cudaFreeHost(hostSend);
