@@ -25,9 +25,9 @@ namespace gpuLdu
 template<Executor E>
 std::unique_ptr<LduSystem> lduSystemOn(const LduAddressingView& addr);
 
-//- GAMG's hierarchy (multigrid/GamgSystemImpl.hpp) on executor E
+//- GAMG's hierarchy (multigrid/GamgHierarchyImpl.hpp) on executor E
 template<Executor E>
-std::unique_ptr<GamgSystem> gamgSystemOn(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
+std::unique_ptr<GamgHierarchy> gamgHierarchyOn(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels);
 
 //- The sparse LDL^T solver (direct/LdltImpl.hpp) on executor E, for double or
 //  std::complex<double> values
@@ -38,7 +38,7 @@ std::unique_ptr<BasicLdltSolver<Scalar>> ldltSolverOn(const SymmetricPattern& lo
 template<>
 std::unique_ptr<LduSystem> lduSystemOn<Executor::cpu>(const LduAddressingView&);
 template<>
-std::unique_ptr<GamgSystem> gamgSystemOn<Executor::cpu>(const LduAddressingView&, const std::vector<GamgLevelView>&);
+std::unique_ptr<GamgHierarchy> gamgHierarchyOn<Executor::cpu>(const LduAddressingView&, const std::vector<GamgLevelView>&);
 template<>
 std::unique_ptr<LdltSolver> ldltSolverOn<Executor::cpu, double>(const SymmetricPattern&, LdltOrdering);
 template<>
@@ -50,7 +50,7 @@ std::unique_ptr<ComplexLdltSolver> ldltSolverOn<Executor::cpu, std::complex<doub
 template<>
 std::unique_ptr<LduSystem> lduSystemOn<Executor::gpu>(const LduAddressingView&);
 template<>
-std::unique_ptr<GamgSystem> gamgSystemOn<Executor::gpu>(const LduAddressingView&, const std::vector<GamgLevelView>&);
+std::unique_ptr<GamgHierarchy> gamgHierarchyOn<Executor::gpu>(const LduAddressingView&, const std::vector<GamgLevelView>&);
 template<>
 std::unique_ptr<LdltSolver> ldltSolverOn<Executor::gpu, double>(const SymmetricPattern&, LdltOrdering);
 template<>

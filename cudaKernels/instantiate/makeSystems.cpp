@@ -12,13 +12,13 @@ std::unique_ptr<LduSystem> makeLduSystem(Executor executor, const LduAddressingV
     return onExecutor(executor, [&](auto e) { return lduSystemOn<decltype(e)::value>(addr); });
 }
 
-std::unique_ptr<GamgSystem> makeGamgSystem(
+std::unique_ptr<GamgHierarchy> makeGamgHierarchy(
     Executor executor,
     const LduAddressingView& fine,
     const std::vector<GamgLevelView>& levels
 )
 {
-    return onExecutor(executor, [&](auto e) { return gamgSystemOn<decltype(e)::value>(fine, levels); });
+    return onExecutor(executor, [&](auto e) { return gamgHierarchyOn<decltype(e)::value>(fine, levels); });
 }
 
 std::unique_ptr<LdltSolver> makeLdltSolver(Executor executor, const SymmetricPattern& lower, LdltOrdering ordering)

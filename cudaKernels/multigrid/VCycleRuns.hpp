@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// How the parts of a GAMG solve's V-cycles run (GamgSystemImpl.hpp): launched one by one, each
+// How the parts of a GAMG solve's V-cycles run (GamgHierarchyImpl.hpp): launched one by one, each
 // timed where the solve is timed (the device waited for after each: gpuLduSolver 2), or, where a
 // solve's V-cycles may be recorded and it is not timed, its two legs (down to the coarsest level,
 // back up) recorded at the first V-cycle and replayed at the others (B::WorkGraph).

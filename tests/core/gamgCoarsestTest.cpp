@@ -20,7 +20,7 @@ TYPED_TEST(GamgTest, CoarsestSolverTakesTheCoarsestLevel)
         const TestHierarchy h(p, 40);
         const std::vector<LduProblem>& problems = h.problems;
         const std::vector<GamgLevelView>& views = h.views;
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), views);
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), views);
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const LduProblem& coarsest = problems.back();
         DenseCoarsest direct(coarsest.addressing());
@@ -96,14 +96,14 @@ TYPED_TEST(GamgTest, CoarsestByDiagonalIsSourceOverDiag)
         GamgControls c;
         c.scaleCorrection = p.symmetric();
 
-        GamgSystemImpl<TypeParam> reference(p.addressing(), h.views);
+        GamgHierarchyImpl<TypeParam> reference(p.addressing(), h.views);
         reference.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         DiagonalCoarsest host(h.problems.back().nCells);
         reference.setCoarsestSolver(&host);
         std::vector<double> psiHost(p.nCells, 0.0);
         const SolveResult rHost = reference.solve(psiHost.data(), b.data(), controls, c, {});
 
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), h.views);
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         GamgControls diagonal = c;
         diagonal.coarsestByDiagonal = true;
@@ -128,7 +128,7 @@ TYPED_TEST(GamgTest, DirectCoarsestIsAnExactCoarsestSolve)
 {
     const LduProblem p = poisson3D(16, 12, 10, 16, -1);
     const TestHierarchy h(p, 40);
-    GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+    GamgHierarchyImpl<TypeParam> gamg(p.addressing(), h.views);
     DenseCoarsest dense(h.problems.back().addressing());
     const std::vector<double> b = referenceSource(p);
     SolverControls controls;
@@ -161,7 +161,7 @@ TYPED_TEST(GamgTest, DirectCoarsestIsAnExactCoarsestSolve)
 
     const LduProblem a = momentumLike(16, 12, 10, 17);
     const TestHierarchy ha(a, 40);
-    GamgSystemImpl<TypeParam> asymmetric(a.addressing(), ha.views);
+    GamgHierarchyImpl<TypeParam> asymmetric(a.addressing(), ha.views);
     asymmetric.setMatrix(a.diag.data(), a.upperCoeffs.data(), a.lowerOrNull());
     GamgControls c;
     c.directCoarsest = true;

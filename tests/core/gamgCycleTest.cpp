@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Whole GAMG solves (multigrid/GamgSystemImpl.hpp): every smoother solves to tolerance and
+// Whole GAMG solves (multigrid/GamgHierarchyImpl.hpp): every smoother solves to tolerance and
 // reports the residual of the psi it returns, with and without coupled interfaces on every
 // level; bad values and pivots reported with their level before the V-cycles; interface terms
 // held by the hierarchy (DeviceCouplings) the host's couplings bit for bit; V-cycles recorded
@@ -21,7 +21,7 @@ TYPED_TEST(GamgTest, SolvesToTolerance)
     {
         const TestHierarchy h(p, 20);
         const std::vector<GamgLevelView>& views = h.views;
-        auto gamg = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        auto gamg = std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), views);
         gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> b = referenceSource(p);
         for (GamgSmoother s : {GamgSmoother::named("GaussSeidel"), p.symmetric() ? GamgSmoother::named("DIC") : GamgSmoother::named("DILU"),
@@ -64,7 +64,7 @@ TYPED_TEST(GamgTest, BadValuesAndPivotsAreReportedWithTheirLevel)
     const std::vector<double> b = referenceSource(good);
     const auto solveError = [&](const LduProblem& p, const GamgControls& c, const std::vector<double>& source)
     {
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), h.views);
         std::vector<double> psi(p.nCells, 0.0);
         SolverControls controls;
         controls.tolerance = 1e-9;
@@ -158,7 +158,7 @@ TYPED_TEST(GamgTest, CoupledSolvesToTolerance)
             cellsOf.push_back(couplings.back()->cells());
             ASSERT_FALSE(cellsOf.back().empty());
         }
-        auto gamg = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        auto gamg = std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), views);
         gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         const std::vector<double> b = referenceSource(p);
         const std::vector<double> zero(p.nCells, 0.0);
@@ -226,8 +226,8 @@ TYPED_TEST(GamgTest, DeviceCouplingsAreTheHostCouplings)
             deviceOf.push_back(deviceCouplings(level, coeffsOf[k]));
             ASSERT_GT(deviceOf.back().nTerms(), 0);
         }
-        auto host = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
-        auto device = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), views);
+        auto host = std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), views);
+        auto device = std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), views);
         for (auto* gamg : {host.get(), device.get()})
         {
             gamg->setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
@@ -277,8 +277,8 @@ TYPED_TEST(GamgTest, RecordedVCyclesAreTheVCyclesLaunchedOneByOne)
     {
         deviceOf.push_back(deviceCouplings(h.problems[k], coeffsOf[k]));
     }
-    auto recorded = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), h.views);
-    auto oneByOne = std::make_unique<GamgSystemImpl<TypeParam>>(p.addressing(), h.views);
+    auto recorded = std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), h.views);
+    auto oneByOne = std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), h.views);
     for (auto* gamg : {recorded.get(), oneByOne.get()})
     {
         gamg->setDeviceCouplings(deviceOf);
@@ -340,7 +340,7 @@ TYPED_TEST(GamgTest, UnnormalisedResidualsAreSumsOfTheResidual)
     {
         SCOPED_TRACE(p.symmetric() ? "symmetric" : "asymmetric");
         const TestHierarchy h(p, 20);
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), h.views);
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         DenseCoarsest direct(h.problems.back().addressing());
         gamg.setCoarsestSolver(&direct);
@@ -415,7 +415,7 @@ TYPED_TEST(GamgTest, PreSweepResidualByRowsIsBMinusAxToRounding)
             cellsOf.push_back(couplings.back()->cells());
             ASSERT_FALSE(cellsOf.back().empty());
         }
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), h.views);
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), h.views);
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         gamg.setInterfaces(cellsOf);
         const std::vector<double> b = referenceSource(p);

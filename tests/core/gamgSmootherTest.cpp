@@ -292,7 +292,7 @@ TYPED_TEST(GamgTest, SmoothersAreOpenFOAMs)
         const LduProblem p = interfaces ? withInterfaces(coarseProblem(fine, t), 12) : coarseProblem(fine, t);
         const ProblemCoupling coupling(p);
         const TestLevel t2 = agglomerate(p.addressing(), 9);
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), {t2.view()});
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), {t2.view()});
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         gamg.setInterfaces({coupling.cells(), {}});
         const std::vector<double> b = randomVector(p.nCells, 10);
@@ -322,7 +322,7 @@ TYPED_TEST(GamgTest, JacobiSmoothersAreTheirDefinitions)
         const LduProblem p = interfaces ? withInterfaces(coarseProblem(fine, t), 12) : coarseProblem(fine, t);
         const ProblemCoupling coupling(p);
         const TestLevel t2 = agglomerate(p.addressing(), 9);
-        GamgSystemImpl<TypeParam> gamg(p.addressing(), {t2.view()});
+        GamgHierarchyImpl<TypeParam> gamg(p.addressing(), {t2.view()});
         gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
         gamg.setInterfaces({coupling.cells(), {}});
         const std::vector<double> b = randomVector(p.nCells, 10);
@@ -368,7 +368,7 @@ TYPED_TEST(GamgTest, ChebyshevDampsTheUpperSpectrum)
         p.diag[p.upper[f]] += 1;
     }
     const TestLevel t = agglomerate(p.addressing(), 3);
-    GamgSystemImpl<TypeParam> gamg(p.addressing(), {t.view()});
+    GamgHierarchyImpl<TypeParam> gamg(p.addressing(), {t.view()});
     gamg.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
     const std::vector<double> zero(p.nCells, 0.0);
     std::vector<double> checkerboard(p.nCells), smooth(p.nCells);

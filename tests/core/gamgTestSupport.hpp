@@ -10,7 +10,7 @@
 
 #include "testSupport.hpp"
 
-#include "multigrid/GamgSystemImpl.hpp"
+#include "multigrid/GamgHierarchyImpl.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -211,7 +211,7 @@ inline LduProblem momentumLike(int nx, int ny, int nz, unsigned seed, bool perio
 }
 
 //- Three coarse levels of a problem (agglomerate with seeds seed, seed + 1, seed + 2), the
-//  problem of each level (the finest first) and the views a GamgSystem takes
+//  problem of each level (the finest first) and the views a GamgHierarchy takes
 struct TestHierarchy
 {
     std::vector<TestLevel> levels;

@@ -85,7 +85,7 @@ inline DeviceCouplings deviceCouplings(const LduProblem& p, std::vector<double>&
     return c;
 }
 
-//- The data pointers of arrays, one per level (GamgSystem::setDeviceCouplingCoeffs)
+//- The data pointers of arrays, one per level (GamgHierarchy::setDeviceCouplingCoeffs)
 inline std::vector<const double*> dataOf(const std::vector<std::vector<double>>& arrays)
 {
     std::vector<const double*> data;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // OpenFOAM's GAMG on the core: the smoothers by keyword, GAMGSolver's controls, the coarsening
-// steps of an agglomeration, and the hierarchy (GamgSystem). Part of the core's interface:
+// steps of an agglomeration, and the hierarchy (GamgHierarchy). Part of the core's interface:
 // gpuLdu.hpp includes every part.
 
 #ifndef GPULDU_GAMG_HPP
@@ -129,10 +129,10 @@ public:
 //  matrices on the backend in OpenFOAM's order and runs OpenFOAM's V-cycles. Each level has
 //  its own Coupling: global sums, and the coupled interfaces of that level (on the coarse
 //  levels OpenFOAM's GAMG interfaces, with the agglomerated interface coefficients).
-class GamgSystem
+class GamgHierarchy
 {
 public:
-    virtual ~GamgSystem() = default;
+    virtual ~GamgHierarchy() = default;
 
     virtual Executor executor() const = 0;
 
@@ -189,7 +189,7 @@ public:
 
 //- Build the GAMG hierarchy on an executor: the fine addressing and one GamgLevelView per
 //  coarse level, finest first. Throws Error for inconsistent agglomeration data.
-std::unique_ptr<GamgSystem> makeGamgSystem(
+std::unique_ptr<GamgHierarchy> makeGamgHierarchy(
     Executor executor,
     const LduAddressingView& fine,
     const std::vector<GamgLevelView>& levels

@@ -245,7 +245,7 @@ struct CombinedCoarsening
     //- bool, one per fine face (a plain array: GamgLevelView points into it)
     std::unique_ptr<bool[]> faceFlipMap;
 
-    //- The step for makeGamgSystem, onto the combined coarse level
+    //- The step for makeGamgHierarchy, onto the combined coarse level
     GamgLevelView view(const CombinedLevel& coarse) const;
 };
 

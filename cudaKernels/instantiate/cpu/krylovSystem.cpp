@@ -9,7 +9,7 @@
 namespace gpuLdu
 {
 
-// Every member here, once: GAMG's levels (gamgSystem.cpp) use this instantiation
+// Every member here, once: GAMG's levels (gamgHierarchy.cpp) use this instantiation
 template class LduSystemImpl<CpuBackend>;
 
 template<>

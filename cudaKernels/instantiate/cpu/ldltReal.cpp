@@ -9,7 +9,7 @@
 namespace gpuLdu
 {
 
-// Every member here, once: GAMG's coarsest level (gamgSystem.cpp) uses this instantiation
+// Every member here, once: GAMG's coarsest level (gamgHierarchy.cpp) uses this instantiation
 template class LdltSolverImpl<CpuBackend, double>;
 
 template<>

@@ -10,7 +10,7 @@
 namespace gpuLdu
 {
 
-// Every member here, once: GAMG's levels (gamgSystem.cu) use this instantiation
+// Every member here, once: GAMG's levels (gamgHierarchy.cu) use this instantiation
 template class LduSystemImpl<GpuBackend>;
 
 template<>

@@ -10,7 +10,7 @@
 namespace gpuLdu
 {
 
-// Every member here, once: GAMG's coarsest level (gamgSystem.cu) uses this instantiation
+// Every member here, once: GAMG's coarsest level (gamgHierarchy.cu) uses this instantiation
 template class LdltSolverImpl<GpuBackend, double>;
 
 template<>

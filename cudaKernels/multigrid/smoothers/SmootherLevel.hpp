@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What a GAMG smoother works with on one level (GamgSystemImpl gives it): the level's system and
+// What a GAMG smoother works with on one level (GamgHierarchyImpl gives it): the level's system and
 // coupling, three work vectors and one for b' (each of the finest level's size, shared by the
 // levels), whether the matrix is symmetric, the V-cycle's count of level-schedule steps, and
 // whether the level smooths a correction (every level but the finest).

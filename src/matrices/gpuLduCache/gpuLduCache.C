@@ -39,7 +39,7 @@ void Foam::gpuLduCache::restart(const lduAddressing& addr)
         systems_[e].reset();
         groups_[e].reset();
     }
-    forgetGamgSystems();
+    forgetGamgHierarchies();
     formats_.clear();
     addr_ = &addr;
 }
@@ -91,7 +91,7 @@ gpuLdu::LduSystem& Foam::gpuLduCache::system
 }
 
 
-gpuLdu::GamgSystem& Foam::gpuLduCache::gamgSystem
+gpuLdu::GamgHierarchy& Foam::gpuLduCache::gamgHierarchy
 (
     gpuLdu::Executor executor,
     const lduAddressing& addr,
@@ -104,7 +104,7 @@ gpuLdu::GamgSystem& Foam::gpuLduCache::gamgSystem
     }
 
     const int e = int(executor);
-    if (!gamgSystems_[e] || gamgAgglomerations_[e] != &agglomeration)
+    if (!gamgHierarchies_[e] || gamgAgglomerations_[e] != &agglomeration)
     {
         gpuLdu::LduAddressingView fine;
         fine.nCells = addr.size();
@@ -134,7 +134,7 @@ gpuLdu::GamgSystem& Foam::gpuLduCache::gamgSystem
         {
             gpuLduDevices::makeDeviceCurrent();
         }
-        gamgSystems_[e] = gpuLdu::makeGamgSystem(executor, fine, levels);
+        gamgHierarchies_[e] = gpuLdu::makeGamgHierarchy(executor, fine, levels);
         gamgAgglomerations_[e] = &agglomeration;
 
         if (debug)
@@ -145,15 +145,15 @@ gpuLdu::GamgSystem& Foam::gpuLduCache::gamgSystem
                 << " levels for " << fine.nCells << " cells" << endl;
         }
     }
-    return *gamgSystems_[e];
+    return *gamgHierarchies_[e];
 }
 
 
-void Foam::gpuLduCache::forgetGamgSystems()
+void Foam::gpuLduCache::forgetGamgHierarchies()
 {
     for (label e = 0; e < 2; ++e)
     {
-        gamgSystems_[e].reset();
+        gamgHierarchies_[e].reset();
         gamgAgglomerations_[e] = nullptr;
         if (groups_[e])
         {

@@ -139,7 +139,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     }
     const double combinedSeconds = gpuLdu::secondsSince(start);
 
-    gamg_ = gpuLdu::makeGamgSystem(executor, combined_.view(), views);
+    gamg_ = gpuLdu::makeGamgHierarchy(executor, combined_.view(), views);
     gamgMatrix_ = heldMatrix();
     std::vector<std::vector<int>> parts, hostCells;
     std::vector<gpuLdu::DeviceCouplings> couplings;

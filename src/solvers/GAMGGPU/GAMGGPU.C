@@ -91,13 +91,13 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
 ) const
 {
     const auto systemStart = gpuLdu::Clock::now();
-    gpuLdu::GamgSystem& sys =
-        cache.gamgSystem(exec, matrix_.lduAddr(), agglomeration);
+    gpuLdu::GamgHierarchy& hierarchy =
+        cache.gamgHierarchy(exec, matrix_.lduAddr(), agglomeration);
     log.systemSeconds = groupSeconds + gpuLdu::secondsSince(systemStart);
     // gpuLduSolver 2: the V-cycle's parts timed (the device waited
     // for between parts, which slows the solve)
-    sys.setTimed(gpuLduSolver::debug >= 2);
-    sys.setInterfaces(couplings.cells());
+    hierarchy.setTimed(gpuLduSolver::debug >= 2);
+    hierarchy.setInterfaces(couplings.cells());
 
     // directSolveCoarsest: with executor gpu, a symmetric matrix
     // and no coupled interface on the coarsest level, the core's
@@ -137,16 +137,16 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
             )
         );
     }
-    sys.setCoarsestSolver(direct.get());
+    hierarchy.setCoarsestSolver(direct.get());
     const auto matrixStart = gpuLdu::Clock::now();
-    sys.setMatrix
+    hierarchy.setMatrix
     (
         matrix_.diag().cdata(),
         matrix_.upper().cdata(),
         matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
     );
     const double matrixSeconds = gpuLdu::secondsSince(matrixStart);
-    gpuLdu::SolveResult result = sys.solve
+    gpuLdu::SolveResult result = hierarchy.solve
     (
         psi.data(),
         source.cdata(),
@@ -156,9 +156,9 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
     );
     // upload: the matrix values, psi and the source
     result.uploadSeconds += matrixSeconds;
-    sys.setCoarsestSolver(nullptr);
-    log.times = sys.times();
-    log.levelCells = sys.levelCells();
+    hierarchy.setCoarsestSolver(nullptr);
+    log.times = hierarchy.times();
+    log.levelCells = hierarchy.levelCells();
     return result;
 }
 
@@ -358,10 +358,10 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
             psi, source, controls(), gamg, directSolveCoarsest,
             gpuLduSolver::debug >= 2
         );
-        if (const gpuLdu::GamgSystem* sys = group->gamgSystem())
+        if (const gpuLdu::GamgHierarchy* hierarchy = group->gamgHierarchy())
         {
-            log.times = sys->times();
-            log.levelCells = sys->levelCells();
+            log.times = hierarchy->times();
+            log.levelCells = hierarchy->levelCells();
         }
     }
     else
@@ -378,7 +378,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     if (!s.cacheAgglomeration)
     {
         // As GAMGSolver's destructor
-        c.forgetGamgSystems();
+        c.forgetGamgHierarchies();
         delete &agglomeration;
     }
 

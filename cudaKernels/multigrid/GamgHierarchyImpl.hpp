@@ -5,8 +5,8 @@
 // the V-cycle of GAMGSolverSolve.C with the correction scaling of GAMGSolverScale.C and the
 // interpolation of GAMGSolverInterpolate.C, step for step. Once per backend (instantiate/).
 
-#ifndef GPULDU_GAMGSYSTEMIMPL_HPP
-#define GPULDU_GAMGSYSTEMIMPL_HPP
+#ifndef GPULDU_GAMGHIERARCHYIMPL_HPP
+#define GPULDU_GAMGHIERARCHYIMPL_HPP
 
 #include "multigrid/Agglomeration.hpp"
 #include "multigrid/GamgCoarsest.hpp"
@@ -26,7 +26,7 @@ namespace gpuLdu
 {
 
 template<class B>
-class GamgSystemImpl : public GamgSystem
+class GamgHierarchyImpl : public GamgHierarchy
 {
     template<class T>
     using Vector = typename B::template Vector<T>;
@@ -325,7 +325,7 @@ class GamgSystemImpl : public GamgSystem
     }
 
 public:
-    GamgSystemImpl(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
+    GamgHierarchyImpl(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
     {
         if (levels.empty())
         {

@@ -5,7 +5,7 @@
 
 #include "backend/cuda/GpuBackend.hpp"
 #include "instantiate/OnExecutor.hpp"
-#include "multigrid/GamgSystemImpl.hpp"
+#include "multigrid/GamgHierarchyImpl.hpp"
 
 namespace gpuLdu
 {
@@ -17,14 +17,14 @@ extern template class LduSystemImpl<GpuBackend>;
 extern template class LdltSolverImpl<GpuBackend, double>;
 
 template<>
-std::unique_ptr<GamgSystem> gamgSystemOn<Executor::gpu>(
+std::unique_ptr<GamgHierarchy> gamgHierarchyOn<Executor::gpu>(
     const LduAddressingView& fine,
     const std::vector<GamgLevelView>& levels
 )
 {
-    auto system = std::make_unique<GamgSystemImpl<GpuBackend>>(fine, levels);
+    auto hierarchy = std::make_unique<GamgHierarchyImpl<GpuBackend>>(fine, levels);
     GpuBackend::synchronize();
-    return system;
+    return hierarchy;
 }
 
 } // namespace gpuLdu

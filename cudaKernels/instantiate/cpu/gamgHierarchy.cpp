@@ -4,7 +4,7 @@
 
 #include "backend/cpu/CpuBackend.hpp"
 #include "instantiate/OnExecutor.hpp"
-#include "multigrid/GamgSystemImpl.hpp"
+#include "multigrid/GamgHierarchyImpl.hpp"
 
 namespace gpuLdu
 {
@@ -16,14 +16,14 @@ extern template class LduSystemImpl<CpuBackend>;
 extern template class LdltSolverImpl<CpuBackend, double>;
 
 template<>
-std::unique_ptr<GamgSystem> gamgSystemOn<Executor::cpu>(
+std::unique_ptr<GamgHierarchy> gamgHierarchyOn<Executor::cpu>(
     const LduAddressingView& fine,
     const std::vector<GamgLevelView>& levels
 )
 {
-    auto system = std::make_unique<GamgSystemImpl<CpuBackend>>(fine, levels);
+    auto hierarchy = std::make_unique<GamgHierarchyImpl<CpuBackend>>(fine, levels);
     CpuBackend::synchronize();
-    return system;
+    return hierarchy;
 }
 
 } // namespace gpuLdu
