@@ -353,7 +353,7 @@ class DicDiluPreconditioner
     //- The host's sweeps r -> y -> w as plain loops, the forward one by ascending row, the
     //  backward one by descending row: each row's arithmetic is SweepRow's (rD[i] r[i], then
     //  (rD[i] A[i][j]) y[j] subtracted in the row's order), so the bits are the schedule's, without
-    //  its levels, notReady fills, packed terms or value checks (a small level's loop, GAMG's
+    //  its levels, notReady fills and waits or packed terms (a small level's loop, GAMG's
     //  coarsest on the owner's host, ran at about 45 ns a row an iteration through them)
     template<bool Transposed>
     void rowOrderSweeps(double* w, const double* r) const

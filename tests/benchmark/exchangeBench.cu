@@ -292,26 +292,44 @@ int main(int argc, char** argv)
         MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
         if (nccl.commInitRank(&comm, 2, id, rank) != ncclSuccess) comm = nullptr;
     }
+    int peerAccess = 0;
+    if (nDevices > 1) check(cudaDeviceCanAccessPeer(&peerAccess, device, 1 - device), "cudaDeviceCanAccessPeer");
     if (rank == 0)
     {
         cudaDeviceProp prop;
         check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-        int peerAccess = 0;
-        if (nDevices > 1) cudaDeviceCanAccessPeer(&peerAccess, 0, 1);
         std::printf("gpuLduExchangeBench: 2 ranks on %d device(s) (%s), peer access %s; NCCL %s; "
             "%d exchanges a timing, median of 5, us per exchange\n",
             std::min(nDevices, 2), prop.name, peerAccess ? "yes" : "no",
             comm ? nccl.from.c_str() : "not available", k);
         std::printf("%-10s %10s %12s %9s\n", "transport", "doubles", "us each", "received");
     }
-    int peerAccess = 0;
-    if (nDevices > 1) check(cudaDeviceCanAccessPeer(&peerAccess, device, 1 - device), "cudaDeviceCanAccessPeer");
     PeerArea* area = peerAccess ? new PeerArea(maxN, peer) : nullptr;
-    auto ok = [&](int n) { return received(recv, n, peer) ? "yes" : "NO"; };
+
+    //- One line of the table: a timing and whether both ranks received what the other sent
+    auto row = [&](const char* transport, int n, double us, bool ok)
+    {
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", transport, n, us, ok ? "yes" : "NO");
+    };
+    //- A stream-ordered transport's k exchanges (enqueue: one, and the kernel after it), timed on
+    //  the stream and then recorded once as a graph and replayed, each checked by verify()
+    auto onStreamAndGraph = [&](const char* transport, const char* inGraph, int n, auto enqueue, auto verify)
+    {
+        auto exchanges = [&]() { for (int i = 0; i < k; ++i) enqueue(); };
+        const double onStream = medianMicroseconds(k, [&]()
+        {
+            exchanges();
+            check(cudaStreamSynchronize(stream), transport);
+        });
+        row(transport, n, onStream, verify());
+        const double replayed = graphMicroseconds(k, stream, exchanges);
+        row(inGraph, n, replayed, verify());
+    };
 
     for (const int n : {1, 64, 1024, 8192, 65536})
     {
         const std::size_t bytes = n*sizeof(double);
+        auto exchanged = [&]() { return received(recv, n, peer); };
         const double host = medianMicroseconds(k, [&]()
         {
             for (int i = 0; i < k; ++i)
@@ -322,64 +340,37 @@ int main(int argc, char** argv)
                 check(cudaMemcpy(recv, hostRecv, bytes, cudaMemcpyHostToDevice), "upload");
             }
         });
-        const char* hostOk = ok(n);
-        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "host", n, host, hostOk);
+        row("host", n, host, exchanged());
         if (comm)
         {
-            const double viaNccl = medianMicroseconds(k, [&]()
+            onStreamAndGraph("nccl", "ncclGraph", n, [&]()
             {
-                for (int i = 0; i < k; ++i)
-                {
-                    nccl.groupStart();
-                    nccl.send(send, n, ncclDouble, peer, comm, stream);
-                    nccl.recv(recv, n, ncclDouble, peer, comm, stream);
-                    nccl.groupEnd();
-                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
-                }
-                check(cudaStreamSynchronize(stream), "nccl exchanges");
-            });
-            const char* ncclOk = ok(n);
-            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "nccl", n, viaNccl, ncclOk);
-            const double ncclGraph = graphMicroseconds(k, stream, [&]()
-            {
-                for (int i = 0; i < k; ++i)
-                {
-                    nccl.groupStart();
-                    nccl.send(send, n, ncclDouble, peer, comm, stream);
-                    nccl.recv(recv, n, ncclDouble, peer, comm, stream);
-                    nccl.groupEnd();
-                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
-                }
-            });
-            const char* ncclGraphOk = ok(n);
-            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "ncclGraph", n, ncclGraph, ncclGraphOk);
+                nccl.groupStart();
+                nccl.send(send, n, ncclDouble, peer, comm, stream);
+                nccl.recv(recv, n, ncclDouble, peer, comm, stream);
+                nccl.groupEnd();
+                touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
+            }, exchanged);
         }
         if (area)
         {
-            const double viaPeer = medianMicroseconds(k, [&]()
+            onStreamAndGraph("peer", "peerGraph", n, [&]()
             {
-                for (int i = 0; i < k; ++i)
-                {
-                    area->exchange(send, recv, n, stream);
-                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
-                }
-                check(cudaStreamSynchronize(stream), "peer exchanges");
-            });
-            const char* peerOk = ok(n);
-            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peer", n, viaPeer, peerOk);
-            const double peerGraph = graphMicroseconds(k, stream, [&]()
-            {
-                for (int i = 0; i < k; ++i)
-                {
-                    area->exchange(send, recv, n, stream);
-                    touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
-                }
-            });
-            const char* peerGraphOk = ok(n);
-            if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peerGraph", n, peerGraph, peerGraphOk);
+                area->exchange(send, recv, n, stream);
+                touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
+            }, exchanged);
         }
     }
 
+    //- Whether both ranks hold the sum of the two ranks' first values (1 and 2)
+    auto summed = [&]()
+    {
+        double got = 0;
+        check(cudaMemcpy(&got, recv, sizeof(double), cudaMemcpyDeviceToHost), "check");
+        int bad = got != 1.0 + 2.0;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        return bad == 0;
+    };
     const double hostSum = medianMicroseconds(k, [&]()
     {
         for (int i = 0; i < k; ++i)
@@ -389,64 +380,23 @@ int main(int argc, char** argv)
             check(cudaMemcpy(recv, hostRecv, sizeof(double), cudaMemcpyHostToDevice), "upload");
         }
     });
-    auto sumOk = [&]()
-    {
-        double got = 0;
-        check(cudaMemcpy(&got, recv, sizeof(double), cudaMemcpyDeviceToHost), "check");
-        int bad = got != 1.0 + 2.0;
-        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        return bad ? "NO" : "yes";
-    };
-    const char* hostSumOk = sumOk();
-    if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "hostSum", 1, hostSum, hostSumOk);
+    row("hostSum", 1, hostSum, summed());
     if (comm)
     {
-        const double sumViaNccl = medianMicroseconds(k, [&]()
+        onStreamAndGraph("ncclSum", "ncclSumGr", 1, [&]()
         {
-            for (int i = 0; i < k; ++i)
-            {
-                nccl.allReduce(send, recv, 1, ncclDouble, ncclSum, comm, stream);
-                touch<<<1, 32, 0, stream>>>(recv, 1);
-            }
-            check(cudaStreamSynchronize(stream), "nccl sums");
-        });
-        const char* ncclSumOk = sumOk();
-        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "ncclSum", 1, sumViaNccl, ncclSumOk);
-        const double ncclSumGraph = graphMicroseconds(k, stream, [&]()
-        {
-            for (int i = 0; i < k; ++i)
-            {
-                nccl.allReduce(send, recv, 1, ncclDouble, ncclSum, comm, stream);
-                touch<<<1, 32, 0, stream>>>(recv, 1);
-            }
-        });
-        const char* ncclSumGraphOk = sumOk();
-        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "ncclSumGr", 1, ncclSumGraph, ncclSumGraphOk);
+            nccl.allReduce(send, recv, 1, ncclDouble, ncclSum, comm, stream);
+            touch<<<1, 32, 0, stream>>>(recv, 1);
+        }, summed);
         nccl.commDestroy(comm);
     }
     if (area)
     {
-        const double sumViaPeer = medianMicroseconds(k, [&]()
+        onStreamAndGraph("peerSum", "peerSumGr", 1, [&]()
         {
-            for (int i = 0; i < k; ++i)
-            {
-                area->sum(send, recv, rank, stream);
-                touch<<<1, 32, 0, stream>>>(recv, 1);
-            }
-            check(cudaStreamSynchronize(stream), "peer sums");
-        });
-        const char* peerSumOk = sumOk();
-        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peerSum", 1, sumViaPeer, peerSumOk);
-        const double peerSumGraph = graphMicroseconds(k, stream, [&]()
-        {
-            for (int i = 0; i < k; ++i)
-            {
-                area->sum(send, recv, rank, stream);
-                touch<<<1, 32, 0, stream>>>(recv, 1);
-            }
-        });
-        const char* peerSumGraphOk = sumOk();
-        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", "peerSumGr", 1, peerSumGraph, peerSumGraphOk);
+            area->sum(send, recv, rank, stream);
+            touch<<<1, 32, 0, stream>>>(recv, 1);
+        }, summed);
         cudaIpcCloseMemHandle(area->peerBuffers);
         delete area;
     }
