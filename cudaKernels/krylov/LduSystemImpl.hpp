@@ -145,9 +145,9 @@ private:
         host(InterfacePhase::early);
         if (!dcRows_.empty())
         {
-            if (x && halo_.size() > 0)
+            if (x)
             {
-                halo_.exchange(x, coupling, ws_);
+                exchangeHalo(x, coupling);
             }
             const int nTerms = int(dcCols_.size());
             const bool add = kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes;
@@ -359,22 +359,39 @@ public:
         halo_.set(c);
     }
 
-    //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty)
+    //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty);
+    //  those that read x across read the halo of the last exchangeHalo
     detail::InterfaceRowTerms interfaceRowTerms() const
     {
         if (dcRows_.empty())
         {
             return {};
         }
-        return {ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_)};
+        return {ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_), n(), hasHalo() ? halo_.values() : nullptr};
+    }
+
+    //- The halo of x (x across the faces to other systems: HaloExchange), where this system has
+    //  one, for the terms that read it
+    void exchangeHalo(const double* x, const Coupling& coupling)
+    {
+        if (hasHalo())
+        {
+            halo_.exchange(x, coupling, ws_);
+        }
+    }
+
+    //- Whether a coupling has interfaces of this system that the host evaluates itself
+    //  (OpenFOAM's interface updates: its early or late patches)
+    bool hostEvaluatesInterfaces(const Coupling& coupling) const
+    {
+        return nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late));
     }
 
     //- Whether a coupling has interfaces of this system that the host evaluates, or a halo
     //  that goes through the host (exchanged on the backend it is work on the backend)
     bool hasHostInterfaces(const Coupling& coupling) const
     {
-        return (hasHalo() && !coupling.exchangesOnBackend(B::executor))
-            || (nIf() > 0 && (coupling.hasPhase(InterfacePhase::early) || coupling.hasPhase(InterfacePhase::late)));
+        return (hasHalo() && !coupling.exchangesOnBackend(B::executor)) || hostEvaluatesInterfaces(coupling);
     }
 
     void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) override

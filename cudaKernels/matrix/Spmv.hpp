@@ -116,13 +116,16 @@ struct ApplyCouplings
 //- The same interface terms found by row (rowStart over every row, empty where a row has
 //  none; the terms in ApplyCouplings' order): row i's source with them added, b_i + sum_k
 //  c[k]*x[cols[k]], the same sum in the same order as ApplyCouplings with add gives it, for a
-//  row kernel that adds its own terms instead of reading a b' made by a pass before it.
+//  row kernel that adds its own terms instead of reading a b' made by a pass before it. A
+//  column n or above reads the halo, as in ApplyCouplings (exchanged before the row kernel).
 //  rowStart nullptr: no terms.
 struct InterfaceRowTerms
 {
     const int* rowStart = nullptr;
     const int* cols = nullptr;
     const double* c = nullptr;
+    int n = 0;
+    const double* halo = nullptr;
 
     GPULDU_HD double source(int i, const double* b, const double* x) const
     {
@@ -131,7 +134,8 @@ struct InterfaceRowTerms
         {
             for (int k = rowStart[i]; k < rowStart[i + 1]; ++k)
             {
-                acc += c[k]*x[cols[k]];
+                const int j = cols[k];
+                acc += c[k]*(j < n ? x[j] : halo[j - n]);
             }
         }
         return acc;

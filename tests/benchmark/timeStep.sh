@@ -173,8 +173,9 @@ runCase()
     writeFvSolution "$dir" "$2"
     # a run on the first G GPUs
     case "$2" in *-[0-9]*gpu) g=${2##*-}; visible=$(seq -s, 0 $((${g%gpu} - 1))) ;; esac
-    # a base run: the other build's plugin and core first on the library path
-    case "$2" in *@base) path=$base:$LD_LIBRARY_PATH ;; esac
+    # a base run (<run>@base, or <run>@base-<G>gpu): the other build's plugin and core first on
+    # the library path
+    case "${2%-[0-9]*gpu}" in *@base) path=$base:$LD_LIBRARY_PATH ;; esac
     case "$2" in native*) ;; *) libs='"libgpuLduSolvers.so" "libgpuLduSolveTimer.so"' ;; esac
     sed -i -e "s/^libs.*/libs            ($libs);/" -e '/^DebugSwitches/d' \
         -e "s/^writeInterval .*/writeInterval   $((steps + 1));/" "$dir/system/controlDict"

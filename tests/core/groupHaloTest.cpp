@@ -337,8 +337,9 @@ TYPED_TEST(KrylovTest, GroupsExchangingHalosEqualOneSystem)
 
 
 //- One Jacobi-like sweep (l1Jacobi) of the groups, each reading x across its faces to the others
-//  in its halo (through the host or on the backend), is the one system's sweep bit for bit: b'
-//  with the groups' terms before the sweep is the one system's terms summed in its rows
+//  in its halo (through the host or on the backend), is the one system's sweep bit for bit: each
+//  group's rows add its terms, those across from the halo, as the one system's rows add its own
+//  (one sweep: the fake transport serves the groups' first x)
 TYPED_TEST(KrylovTest, GroupsSweepingAcrossEqualOneSystem)
 {
     using B = TypeParam;

@@ -4,6 +4,8 @@
 # 2 ranks, 3 steps, every run. Checks that the stopwatch library builds and loads (each solve
 # timed), that the table has a line of numbers per run, and that the runs that take native's
 # iterations do: GAMGGPU GaussSeidel native GAMG's and PCGGPU+DIC native PCG's, solve by solve.
+# And that -base runs the other build: with a base whose plugin is not a library, the base run
+# (<run>@base, and <run>@base-1gpu with -gpus) fails where OpenFOAM loads the plugin.
 # Usage: timeStepBench.sh [cpu|gpu]   (default cpu)
 set -uo pipefail
 
@@ -39,5 +41,19 @@ for pair in "GAMGGPUGaussSeidel nativeGAMG" "PCGGPUDIC nativePCG"; do
     expect "$mine takes $theirs's p iterations, solve by solve" \
         eval "[ -n \"\$(pIterations $theirs)\" ] && [ \"\$(pIterations $mine)\" = \"\$(pIterations $theirs)\" ]"
 done
+# -base: the base run takes the base's plugin, with -gpus too
+mkdir -p "$tmp/notALibrary"
+echo "not a library" > "$tmp/notALibrary/libgpuLduSolvers.so"
+for gpus in "" "-gpus 1"; do
+    baseLog=$tmp/base${gpus:+-gpus}.log
+    # shellcheck disable=SC2086
+    OUT=$tmp/out TMPDIR=$tmp bash "$here/../benchmark/timeStep.sh" -sizes 12 -steps 3 -np 2 -executor "$executor" \
+        -runs PCGGPUDIC -base "$tmp/notALibrary" $gpus > "$baseLog" 2>&1
+    status=$?
+    run=PCGGPUDIC@base${gpus:+-1gpu}
+    expect "-base ${gpus:-without -gpus}: the plugin's own run passes, $run fails on the base's plugin" \
+        eval "[ $status -ne 0 ] && grep -q 'FAIL: $run in ' '$baseLog' && ! grep -q 'FAIL: PCGGPUDIC${gpus:+-1gpu} in ' '$baseLog'"
+done
+
 [ "$failed" -eq 0 ] && rm -rf "$tmp"
 echo "$passed passed, $failed failed"

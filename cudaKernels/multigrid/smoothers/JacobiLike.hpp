@@ -138,20 +138,24 @@ public:
 //- nSweeps Jacobi-like sweeps: rowsOf(sweep, b', terms, x, xNew) is the functor of one sweep's
 //  rows; each sweep reads one vector and writes the other of psi and a work vector, the last
 //  written is psi's. The level's own interface terms (DeviceCouplings) each row adds to its
-//  b itself (terms: the same sum as a pass making b' before the sweep, one pass less); where
-//  the level has interfaces on the host or terms that read a halo (x across, exchanged for
-//  each sweep's x), their b' (with the level's own terms) is made before each sweep and terms
-//  is empty.
+//  b itself (terms: the same sum as a pass making b' before the sweep, two passes less: the
+//  copy of b and the terms), those that read x across from the halo, exchanged for each
+//  sweep's x; where the host evaluates some of the level's interfaces (OpenFOAM's interface
+//  updates), b' with all their terms is made before each sweep and terms is empty.
 template<class B, class RowsOf>
 void jacobiSweeps(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps, const RowsOf& rowsOf)
 {
     const int n = level.system.n();
-    const bool termsInRows = !level.system.hasHostInterfaces(level.coupling) && !level.system.hasHalo();
+    const bool termsInRows = !level.system.hostEvaluatesInterfaces(level.coupling);
     const detail::InterfaceRowTerms terms = termsInRows ? level.system.interfaceRowTerms() : detail::InterfaceRowTerms{};
     double* x = psi;
     double* xNew = level.work[0];
     for (int sweep = 0; sweep < nSweeps; ++sweep)
     {
+        if (termsInRows)
+        {
+            level.system.exchangeHalo(x, level.coupling);
+        }
         const double* bPrime = termsInRows ? b : level.sourceWithInterfaces(b, x);
         forEach<B>(0, n, rowsOf(sweep, bPrime, terms, x, xNew));
         std::swap(x, xNew);
