@@ -35,6 +35,8 @@ public:
 
 private:
     CsrMatrix<B> A_;
+    //- The level schedules of A_'s triangles (whatever sweeps its rows takes them from here)
+    TriangleSchedules<B> schedules_;
     Preconditioners<B> precon_;
     typename B::Workspace ws_;
 
@@ -203,7 +205,8 @@ public:
     LduSystemImpl(const LduAddressingView& addr, const FacesOnBackend<B>& faces)
     :
         A_(addr, faces),
-        precon_(A_),
+        schedules_(A_),
+        precon_(A_, schedules_),
         ldu_(addr.nCells + 2*addr.nFaces),
         products_(A_),
         psi_(addr.nCells),
@@ -244,6 +247,11 @@ public:
     Preconditioners<B>& preconditioners()
     {
         return precon_;
+    }
+
+    TriangleSchedules<B>& schedules()
+    {
+        return schedules_;
     }
 
     typename B::Workspace& workspace()

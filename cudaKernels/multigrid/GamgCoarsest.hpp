@@ -174,7 +174,7 @@ public:
         controls.tolerance = gamgControls.tolerance;
         controls.relTol = gamgControls.relTol;
         const KrylovMethod method = KrylovMethod::named(symmetric ? "PCG" : "PBiCGStab");
-        const Preconditioner preconditioner = Preconditioner::named(symmetric ? "DIC" : "DILU");
+        const Preconditioner preconditioner(PreconditionerRegistry::idFor<preconditioners::DicDilu>(symmetric));
         if (direct_)
         {
             ldlt_->applyInverse(src, corr);

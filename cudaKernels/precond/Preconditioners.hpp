@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The preconditioners of one system (precond/PreconditionerList.hpp), each built on first use:
-// the level schedules the triangular ones (and GAMG's Gauss-Seidel smoothers) share, and each
-// preconditioner's own state, so that a system that never takes one (e.g. a GAMG level under a
-// Jacobi-like smoother) never pays for it. Set up per solve from the matrix values; each has
+// The preconditioners of one system (precond/PreconditionerList.hpp), each built on first use
+// (the triangular ones on the system's level schedules, sweep/TriangleSchedules.hpp), so that a
+// system that never takes one (e.g. a GAMG level under a Jacobi-like smoother) never pays for it. Set up per solve from the matrix values; each has
 // setup, apply (OpenFOAM's precondition) and applyT (preconditionT); this class forwards to the
 // one chosen at setup (a host-side dispatch generated from the list).
 
@@ -10,6 +9,7 @@
 #define GPULDU_PRECONDITIONERS_HPP
 
 #include "precond/PreconditionerList.hpp"
+#include "sweep/TriangleSchedules.hpp"
 
 #include <memory>
 #include <string>
@@ -31,37 +31,11 @@ class Preconditioners
         using type = std::tuple<std::unique_ptr<typename Entries::template Type<B>>...>;
     };
 
-    //- The lower and upper triangles' level schedules, from the CSR pattern on the backend
-    //  (built in place: the preconditioners that use them hold references)
-    struct Schedules
-    {
-        LevelSchedule<B> lower;
-        LevelSchedule<B> upper;
-
-        explicit Schedules(const CsrMatrix<B>& A)
-        :
-            lower(A, false),
-            upper(A, true)
-        {}
-    };
-
     const CsrMatrix<B>& A_;
-    mutable std::unique_ptr<Schedules> schedules_;
-    int oneLaunchBlocks_ = -1;
+    const TriangleSchedules<B>& schedules_;
 
     mutable typename Instances<PreconditionerList>::type instances_;
     Preconditioner type_;
-
-    const Schedules& schedules() const
-    {
-        if (!schedules_)
-        {
-            schedules_ = std::make_unique<Schedules>(A_);
-            schedules_->lower.setOneLaunchBlocks(oneLaunchBlocks_);
-            schedules_->upper.setOneLaunchBlocks(oneLaunchBlocks_);
-        }
-        return *schedules_;
-    }
 
     //- f(the preconditioner of self.type_), const where self is
     template<class Self, class F>
@@ -71,9 +45,11 @@ class Preconditioners
     }
 
 public:
-    explicit Preconditioners(const CsrMatrix<B>& A)
+    //- For a system's matrix and its level schedules
+    Preconditioners(const CsrMatrix<B>& A, const TriangleSchedules<B>& schedules)
     :
-        A_(A)
+        A_(A),
+        schedules_(schedules)
     {}
 
     //- The preconditioner of an entry of the list, built on first use (on the level schedules
@@ -87,7 +63,7 @@ public:
             using Type = typename Entry::template Type<B>;
             if constexpr (Entry::needsSchedules)
             {
-                p = std::make_unique<Type>(A_, schedules().lower, schedules().upper);
+                p = std::make_unique<Type>(A_, schedules_.lower(), schedules_.upper());
             }
             else
             {
@@ -95,47 +71,6 @@ public:
             }
         }
         return *p;
-    }
-
-    //- The level schedules of the lower (forward sweep, factors) and upper (backward sweep)
-    //  triangles
-    const LevelSchedule<B>& lowerSchedule() const
-    {
-        return schedules().lower;
-    }
-
-    const LevelSchedule<B>& upperSchedule() const
-    {
-        return schedules().upper;
-    }
-
-    //- How the GPU sweeps (LevelSchedule::setOneLaunchBlocks), for both schedules
-    void setOneLaunchBlocks(int blocks)
-    {
-        oneLaunchBlocks_ = blocks;
-        if (schedules_)
-        {
-            schedules_->lower.setOneLaunchBlocks(blocks);
-            schedules_->upper.setOneLaunchBlocks(blocks);
-        }
-    }
-
-    DicDiluPreconditioner<B>& dicDilu() const
-    {
-        return instance<preconditioners::DicDilu>();
-    }
-
-    //- rD of diagonal, DIC or DILU (valid after setup)
-    const typename B::template Vector<double>& rD() const
-    {
-        return PreconditionerRegistry::is<preconditioners::Diagonal>(type_.id()) ? instance<preconditioners::Diagonal>().rD()
-                                                                              : dicDilu().rD();
-    }
-
-    //- The ILU0 factors (valid after setup with ILU0)
-    const typename B::template Vector<double>& lu() const
-    {
-        return instance<preconditioners::Ilu0>().lu();
     }
 
     //- The numeric part of type, from the current matrix values. Throws ValueError naming

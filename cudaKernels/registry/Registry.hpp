@@ -140,6 +140,25 @@ public:
         return -1;
     }
 
+    //- The choice of Entry's variant registered for a symmetric (or an asymmetric) matrix: its
+    //  first that takes it (Entry with one DIC-like and one DILU-like variant: the one the
+    //  matrix's table holds, as OpenFOAM picks by the matrix); -1 where none does
+    template<class Entry>
+    static int idFor(bool symmetric)
+    {
+        const std::vector<Choice>& all = choices();
+        for (std::size_t id = 0; id < all.size(); ++id)
+        {
+            const Takes takes = all[id].variant->takes;
+            if (all[id].entry == indexOf<Entry>()
+             && (takes == Takes::both || (takes == Takes::symmetric) == symmetric))
+            {
+                return int(id);
+            }
+        }
+        return -1;
+    }
+
     //- Whether choice id is one of Entry's
     template<class Entry>
     static bool is(int id)

@@ -71,7 +71,7 @@ public:
     void run()
     {
         std::printf("\n%d^3 Laplacian: %d rows, %.0f non-zeros, %d lower levels\n",
-                    n_, rows_, nnz_, sys_.preconditioners().lowerSchedule().nLevels());
+                    n_, rows_, nnz_, sys_.schedules().lower().nLevels());
         setUp();
         products();
         dic();
@@ -102,7 +102,8 @@ private:
         const HostLevelSchedule lowerHost = lowerLevelSchedule(a);
         setUp("set-up: one level schedule to the backend", medianMs(3, [&]() { LevelSchedule<Bench> s(lowerHost); }));
         setUp("set-up: preconditioners (schedules included)", medianMs(3, [&]() {
-            Preconditioners<Bench> s(sys_.matrix()); s.dicDilu(); }));
+            TriangleSchedules<Bench> schedules(sys_.matrix());
+            Preconditioners<Bench> s(sys_.matrix(), schedules); s.template instance<preconditioners::DicDilu>(); }));
     }
 
     //- A x, A^T x (and the gather of A^T's values it needs), the upload, the value check
@@ -131,40 +132,40 @@ private:
     {
         auto& M = sys_.preconditioners();
         const double factorBytes = nnz_*(8 + 8 + 4) + rows_*8.0;
-        M.setOneLaunchBlocks(0);
+        sys_.schedules().setOneLaunchBlocks(0);
         row("DIC factor (one launch per level)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), factorBytes);
         row("DIC apply (two sweeps, one launch per level)", medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
-        M.setOneLaunchBlocks(-1);
+        sys_.schedules().setOneLaunchBlocks(-1);
         row("DIC factor (one launch)", medianMs(10, [&]() { M.setup(Preconditioner::named("DIC")); }), factorBytes);
         // part of the factor above: the pivots' check, one reduction (the factor's quotients
         // test their pivot too, quotientOrNaN)
         // (its result kept: a volatile store, so that the host compiler cannot drop the reduction)
         volatile int firstBad = 0;
         row("pivot check (one reduction over the pivots)", medianMs(20, [&]() {
-            firstBad = firstBadPivot<Bench>(ptr(M.rD()), nullptr, rows_); }), rows_*8.0);
+            firstBad = firstBadPivot<Bench>(ptr(M.template instance<preconditioners::DicDilu>().rD()), nullptr, rows_); }), rows_*8.0);
         row("DIC apply, waits on values, default blocks", medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
         for (int blocks : {66, 100, 132, 264, 528})
         {
-            M.setOneLaunchBlocks(blocks);
+            sys_.schedules().setOneLaunchBlocks(blocks);
             const std::string what = "DIC apply, waits on values, <= " + std::to_string(blocks) + " blocks";
             row(what.c_str(), medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
         }
-        M.setOneLaunchBlocks(-1);
+        sys_.schedules().setOneLaunchBlocks(-1);
         row("DIC set-up and the first apply (packs)", medianMs(10, [&]() {
             M.setup(Preconditioner::named("DIC")); M.apply(ptr(y_), ptr(x_)); }), factorBytes + 2*sweepBytes_);
         {
             // the default picks the narrow row functors here (3 terms); the same sweeps by the wide
             Vec mid(rows_);
-            const auto& dic = M.dicDilu();
+            const auto& dic = M.template instance<preconditioners::DicDilu>();
             row("DIC apply by 8-term row functors", medianMs(20, [&]() {
                 thrust::fill_n(Bench::policy(), ptr(mid), rows_, notReady());
-                M.lowerSchedule().sweep(dic.template forwardSweep<false, 8>(ptr(x_), ptr(mid)));
+                sys_.schedules().lower().sweep(dic.template forwardSweep<false, 8>(ptr(x_), ptr(mid)));
                 thrust::fill_n(Bench::policy(), ptr(y_), rows_, notReady());
-                M.upperSchedule().sweep(dic.template backwardSweep<false, 8>(ptr(mid), ptr(y_))); }), 2*sweepBytes_);
+                sys_.schedules().upper().sweep(dic.template backwardSweep<false, 8>(ptr(mid), ptr(y_))); }), 2*sweepBytes_);
         }
-        M.dicDilu().setPackedWidth(0);
+        M.template instance<preconditioners::DicDilu>().setPackedWidth(0);
         row("DIC apply, terms read from the CSR matrix", medianMs(20, [&]() { M.apply(ptr(y_), ptr(x_)); }), 2*sweepBytes_);
-        M.dicDilu().setPackedWidth(detail::SweepRowTerms::maxTerms);
+        M.template instance<preconditioners::DicDilu>().setPackedWidth(detail::SweepRowTerms::maxTerms);
     }
 
     //- The vector steps of one PCG iteration (Pcg.hpp), each with its reduction's transfer

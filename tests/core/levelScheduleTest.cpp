@@ -126,7 +126,7 @@ TEST(WaitProtocol, RowsOutOfOrderWaitForTheirValues)
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
         auto& M = sys.preconditioners();
-        const auto& lower = M.lowerSchedule();
+        const auto& lower = sys.schedules().lower();
 
         // the factor: d filled with notReady, rows out of order
         std::vector<double> d(n, notReady());
@@ -141,7 +141,7 @@ TEST(WaitProtocol, RowsOutOfOrderWaitForTheirValues)
         EXPECT_EQ(d, dByLevel);
 
         M.setup(Preconditioner::named("DILU"));
-        auto& dilu = M.dicDilu();
+        auto& dilu = M.template instance<preconditioners::DicDilu>();
         const std::vector<double> r = randomVector(n, 6);
         const std::vector<double> reference = ReferencePreconditioner(p, Preconditioner::named("DILU")).apply(r);
         for (int width : {8, 3, 1})
@@ -183,9 +183,9 @@ TEST(SweepOnTheGpu, OneLaunchSweepIsEquivalentToLevelByLevel)
         sys.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerCoeffs.data());
         const auto& A = sys.matrix();
         auto& M = sys.preconditioners();
-        M.setOneLaunchBlocks(blocks);
-        const auto& lower = M.lowerSchedule();
-        const auto& upper = M.upperSchedule();
+        sys.schedules().setOneLaunchBlocks(blocks);
+        const auto& lower = sys.schedules().lower();
+        const auto& upper = sys.schedules().upper();
         const int n = p.nCells;
         Vector d1(n);
         Vector d2(n);
@@ -198,7 +198,7 @@ TEST(SweepOnTheGpu, OneLaunchSweepIsEquivalentToLevelByLevel)
         // DILU sweeps r -> y -> w, each into a vector filled with notReady; the terms packed as
         // wide as the widest row, 3 and 1 wide (the rest from the CSR matrix)
         M.setup(Preconditioner::named("DILU"));
-        auto& dilu = M.dicDilu();
+        auto& dilu = M.template instance<preconditioners::DicDilu>();
         const std::vector<double> r = randomVector(n, 6);
         const Vector dr(r.begin(), r.end());
         std::vector<double> wFirst;

@@ -58,13 +58,21 @@ void checkPreconditioner(const LduProblem& p, Preconditioner type)
     auto& M = sys.preconditioners();
     M.setup(type);
     const ReferencePreconditioner ref(p, type);
-    if (type == Preconditioner::named("ILU0"))
+    // each preconditioner's own state: ILU0's factors, the others' rD
+    if (PreconditionerRegistry::is<preconditioners::Ilu0>(type.id()))
     {
-        EXPECT_LT(relativeDifference(toHost(M.lu()), ref.luValues()), tightTolerance);
+        EXPECT_LT(relativeDifference(toHost(M.template instance<preconditioners::Ilu0>().lu()), ref.luValues()),
+                  tightTolerance);
     }
-    else if (type != Preconditioner::none)
+    else if (PreconditionerRegistry::is<preconditioners::Diagonal>(type.id()))
     {
-        EXPECT_LT(relativeDifference(toHost(M.rD()), ref.rD()), tightTolerance);
+        EXPECT_LT(relativeDifference(toHost(M.template instance<preconditioners::Diagonal>().rD()), ref.rD()),
+                  tightTolerance);
+    }
+    else if (PreconditionerRegistry::is<preconditioners::DicDilu>(type.id()))
+    {
+        EXPECT_LT(relativeDifference(toHost(M.template instance<preconditioners::DicDilu>().rD()), ref.rD()),
+                  tightTolerance);
     }
     const std::vector<double> r = randomVector(p.nCells, 8);
     typename B::template Vector<double> dr(r.begin(), r.end());

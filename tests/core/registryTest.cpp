@@ -108,6 +108,12 @@ TEST(Registry, ChoicesTablesAndDispatchComeFromTheList)
               "Unknown letter c; valid letters are : Sym Alias Asym b a");
     EXPECT_TRUE(ListOrderRegistry::openFOAMs(0));
     EXPECT_FALSE(ListOrderRegistry::openFOAMs(ListOrderRegistry::idOf<PlainEntry>()));
+    // an entry's variant for a symmetric or an asymmetric matrix
+    EXPECT_EQ(TestRegistry::name(TestRegistry::idFor<NativeEntry>(true)), "Sym");
+    EXPECT_EQ(TestRegistry::name(TestRegistry::idFor<NativeEntry>(false)), "Asym");
+    EXPECT_EQ(TestRegistry::name(TestRegistry::idFor<OwnEntry>(false)), "zOwn");
+    EXPECT_EQ(Preconditioner(PreconditionerRegistry::idFor<preconditioners::DicDilu>(true)), Preconditioner::named("DIC"));
+    EXPECT_EQ(Preconditioner(PreconditionerRegistry::idFor<preconditioners::DicDilu>(false)), Preconditioner::named("DILU"));
     EXPECT_EQ(ListOrderRegistry::idOf<PlainEntry>(), 2);
 }
 

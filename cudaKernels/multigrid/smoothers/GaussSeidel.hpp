@@ -33,8 +33,8 @@ public:
         const int n = level.system.n();
         double* y = level.work[0];
         double* bPrime = level.work[1];
-        const auto& lower = level.system.preconditioners().lowerSchedule();
-        const auto& upper = level.system.preconditioners().upperSchedule();
+        const auto& lower = level.system.schedules().lower();
+        const auto& upper = level.system.schedules().upper();
         *level.sweepLevels += long(nSweeps)*(lower.nLevels() + (Symmetric ? upper.nLevels() : 0));
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {

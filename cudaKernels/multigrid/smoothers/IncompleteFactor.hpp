@@ -21,7 +21,8 @@ public:
     //- The level's DIC (symmetric) or DILU factor; a zero or non-finite pivot is a ValueError
     void setup(const SmootherLevel<B>& level)
     {
-        level.system.preconditioners().setup(Preconditioner::named(level.symmetric ? "DIC" : "DILU"));
+        level.system.preconditioners().setup(
+            Preconditioner(PreconditionerRegistry::idFor<preconditioners::DicDilu>(level.symmetric)));
     }
 
     void smooth(const SmootherLevel<B>& level, double* psi, const double* b, int nSweeps) const
@@ -31,13 +32,12 @@ public:
         const int n = system.n();
         double* rA = level.work[0];
         double* wA = level.work[1];
-        *level.sweepLevels += long(nSweeps)*(system.preconditioners().lowerSchedule().nLevels()
-                                             + system.preconditioners().upperSchedule().nLevels());
+        *level.sweepLevels += long(nSweeps)*(system.schedules().lower().nLevels() + system.schedules().upper().nLevels());
         for (int sweep = 0; sweep < nSweeps; ++sweep)
         {
             forEach<B>(0, n, detail::ResidualRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), b, psi, rA});
             system.addInterfaceResidual(rA, psi, level.coupling);
-            system.preconditioners().dicDilu().apply(wA, rA);
+            system.preconditioners().apply(wA, rA);
             forEach<B>(0, n, detail::AddTo{wA, psi});
         }
     }
