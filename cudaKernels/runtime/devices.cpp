@@ -29,7 +29,10 @@ bool builtWithCuda()
 std::string gpuUnavailableReason()
 {
 #ifdef GPULDU_WITH_CUDA
-    return cudaUnavailableReason();
+    // the driver asked once a process (the plugin's initialisation thread asks first): its
+    // answer does not change while the process runs, and every layer takes this one
+    static const std::string reason = cudaUnavailableReason();
+    return reason;
 #else
     return "this build of gpuLduSolvers has no CUDA backend (it was built without nvcc or with GPULDU_CUDA=OFF)";
 #endif

@@ -12,7 +12,8 @@
 namespace gpuLdu
 {
 
-//- An empty string if a CUDA device is usable, else the reason it is not
+//- An empty string if a CUDA device is usable, else the reason it is not: the driver's answer,
+//  asked by gpuUnavailableReason (runtime/devices.cpp) once a process; nothing else calls it
 std::string cudaUnavailableReason();
 
 //- The CUDA devices this process sees

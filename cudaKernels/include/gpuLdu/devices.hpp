@@ -149,7 +149,9 @@ std::string useDevice(int device);
 //  follows from its rank among the ranks of its own node, never from its global rank.
 std::vector<int> deviceOfLocalRanks(int nLocal, int nDevices);
 
-//- An empty string if a CUDA device is usable, else the reason it is not.
+//- An empty string if a CUDA device is usable, else the reason it is not: the one check of the
+//  GPU's availability (the driver asked once a process), which the executor's choice
+//  (OnExecutor), the tools and the plugin (gpuLduDevices) all take.
 std::string gpuUnavailableReason();
 
 } // namespace gpuLdu

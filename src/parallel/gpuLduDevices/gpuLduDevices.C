@@ -91,7 +91,7 @@ std::future<std::string> cudaInitialisation = std::async
 
 // * * * * * * * * * * * * * Static Member Functions * * * * * * * * * * * * //
 
-const std::string& Foam::gpuLduDevices::cudaUnavailableReason()
+const std::string& Foam::gpuLduDevices::gpuUnavailableReason()
 {
     static const std::string reason = cudaInitialisation.get();
     return reason;
@@ -407,7 +407,7 @@ Foam::label Foam::gpuLduDevices::select
     // (after CUDA's initialisation)
     const label nDevices =
         pretend ? pretend
-      : cudaUnavailableReason().empty() ? gpuLdu::visibleDevices() : 0;
+      : gpuUnavailableReason().empty() ? gpuLdu::visibleDevices() : 0;
     const rankPlaces places = placeRanks(nDevices);
     rankDevice = places.devices[me];
 

@@ -131,7 +131,7 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
         // library was loaded)
         static bool waited = false;
         const auto start = gpuLdu::Clock::now();
-        const std::string& reason = gpuLduDevices::cudaUnavailableReason();
+        const std::string& reason = gpuLduDevices::gpuUnavailableReason();
         if (debug && !waited)
         {
             Info<< "gpuLduSolver: CUDA's initialisation "
