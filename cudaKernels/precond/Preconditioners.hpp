@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The preconditioners of one system (precond/PreconditionerList.hpp), each built on first use
 // (the triangular ones on the system's level schedules, sweep/TriangleSchedules.hpp), so that a
-// system that never takes one (e.g. a GAMG level under a Jacobi-like smoother) never pays for it. Set up per solve from the matrix values; each has
-// setup, apply (OpenFOAM's precondition) and applyT (preconditionT); this class forwards to the
-// one chosen at setup (a host-side dispatch generated from the list).
+// system that never takes one (e.g. a GAMG level under a Jacobi-like smoother) never pays for
+// it. Set up per solve from the matrix values; each has setup, apply (OpenFOAM's precondition)
+// and applyT (preconditionT); this class forwards to the one chosen at setup (a host-side
+// dispatch generated from the list).
 
 #ifndef GPULDU_PRECONDITIONERS_HPP
 #define GPULDU_PRECONDITIONERS_HPP

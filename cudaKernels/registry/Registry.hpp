@@ -84,6 +84,12 @@ struct FirstOf
     using type = First;
 };
 
+//- Whether a keyword registered for `takes` is taken on a symmetric (or asymmetric) matrix
+inline bool takenOn(Takes takes, bool symmetric)
+{
+    return takes == Takes::both || (takes == Takes::symmetric) == symmetric;
+}
+
 template<class List, Listing listing = Listing::openFOAMsSortedFirst>
 class Registry;
 
@@ -149,9 +155,7 @@ public:
         const std::vector<Choice>& all = choices();
         for (std::size_t id = 0; id < all.size(); ++id)
         {
-            const Takes takes = all[id].variant->takes;
-            if (all[id].entry == indexOf<Entry>()
-             && (takes == Takes::both || (takes == Takes::symmetric) == symmetric))
+            if (all[id].entry == indexOf<Entry>() && takenOn(all[id].variant->takes, symmetric))
             {
                 return int(id);
             }
@@ -243,12 +247,6 @@ private:
         }
     }
 };
-
-//- Whether a keyword registered for `takes` is taken on a symmetric (or asymmetric) matrix
-inline bool takenOn(Takes takes, bool symmetric)
-{
-    return takes == Takes::both || (takes == Takes::symmetric) == symmetric;
-}
 
 } // namespace gpuLdu
 

@@ -190,12 +190,6 @@ Names ownNames(const Keep& keep)
     return own;
 }
 
-//- Whether a choice registered for `takes` is taken on a symmetric (or asymmetric) matrix
-bool takesMatrix(Takes takes, bool symmetric)
-{
-    return takes == Takes::both || (takes == Takes::symmetric) == symmetric;
-}
-
 //- An unknown keyword's error ends with "valid ...s are :" and exactly the keywords listed
 void expectErrorLists(const std::string& error, const Names& listed)
 {
@@ -244,8 +238,8 @@ void expectInListOrder(const Names& listed, const std::string& unknownError)
 TEST(Registry, ListingsAreOpenFOAMsTablesThenThePluginsOwn)
 {
     const Names dicTable{"DIC", "FDIC", "diagonal", "none"};
-    const auto symmetric = [](const Variant& v) { return takesMatrix(v.takes, true); };
-    const auto asymmetric = [](const Variant& v) { return takesMatrix(v.takes, false); };
+    const auto symmetric = [](const Variant& v) { return takenOn(v.takes, true); };
+    const auto asymmetric = [](const Variant& v) { return takenOn(v.takes, false); };
     const Names diluTable{"DILU", "diagonal", "none"};
     for (const char* method : {"PCG", "PBiCGStab"})
     {
