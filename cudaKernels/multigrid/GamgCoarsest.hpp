@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // GAMG's coarsest level solved (GAMGSolver::solveCoarsestLevel), the ways the controls choose:
 // OpenFOAM's PCG with DIC (symmetric) or PBiCGStab with DILU from a zero correction, on this
-// backend or, where the backend is the GPU and the level is small, on the host; the sparse LDL^T
+// backend or, where the backend is the GPU and the level is small, by one block of threads in one
+// launch (CoarsestPcg: PCG where the level's terms and sums are its own) or on the host; the sparse LDL^T
 // on this backend (GamgControls::directCoarsest); a CoarsestSolver on the host
 // (directSolveCoarsest by OpenFOAM's LU); source/diag (GamgControls::coarsestByDiagonal).
 
@@ -10,6 +11,7 @@
 
 #include "direct/LdltImpl.hpp"
 #include "krylov/LduSystemImpl.hpp"
+#include "multigrid/CoarsestPcg.hpp"
 #include "multigrid/SmootherRows.hpp"
 
 #include <thrust/copy.h>
@@ -34,6 +36,10 @@ class GamgCoarsest
     //  host it takes microseconds, and the arithmetic is OpenFOAM's own order.
     static constexpr int hostMaxCells = 4096;
     std::unique_ptr<LduSystem> host_;
+    //- Where the backend is the GPU, the level small and CoarsestPcg usable for this solve: the
+    //  PCG by one block, queued with the V-cycle's other work (recorded with it)
+    std::unique_ptr<CoarsestPcg<B>> team_;
+    bool byTeam_ = false;
     //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
     CoarsestSolver* solver_ = nullptr;
     //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
@@ -135,22 +141,47 @@ public:
     }
 
     //- Per solve, once the coarsest matrix is summed: factored (direct, symmetric matrices
-    //  only), or handed to the host's solver or system where it solves there
-    void setMatrix(Level& coarsest, bool direct, bool symmetric)
+    //  only), set up for the team's PCG where it solves it (the level's coupling in this solve:
+    //  coupling), or handed to the host's solver or system where it solves there
+    void setMatrix(Level& coarsest, bool direct, bool symmetric, const GamgControls& c, const Coupling& coupling)
     {
         direct_ = direct;
         if (direct_ && !symmetric)
         {
             throw Error("gpuLdu: GAMG's direct coarsest solve (LDL^T) is for symmetric matrices");
         }
+        byTeam_ = host_ && !solver_ && !direct_ && !c.coarsestByDiagonal
+               && CoarsestPcg<B>::usable(coarsest, coupling, symmetric, lower_, upper_);
         if (direct_)
         {
             factor(coarsest);
+        }
+        else if (byTeam_)
+        {
+            if (!team_)
+            {
+                team_ = std::make_unique<CoarsestPcg<B>>();
+            }
+            team_->setMatrix(coarsest);
         }
         else
         {
             setHostMatrix(coarsest, symmetric);
         }
+    }
+
+    //- Whether solve only queues work on the backend (no transfer, no wait): it may be recorded
+    //  with the V-cycle's other work
+    bool onBackend() const
+    {
+        return byTeam_;
+    }
+
+    //- The Krylov iterations of the solve's coarsest solves that solve could not count as it
+    //  returned (the team's, counted on the backend: one transfer)
+    long backendIterations()
+    {
+        return byTeam_ ? team_->iterations() : 0;
     }
 
     //- corr = the coarsest level's correction for src (arrays of the backend): from a zero
@@ -185,6 +216,11 @@ public:
             B::download(hostSource_.data(), src, n);
             solver_->solve(hostSource_.data(), hostPsi_.data());
             B::upload(corr, hostPsi_.data(), n);
+            return 0;
+        }
+        if (byTeam_)
+        {
+            team_->solve(coarsest, src, corr, controls);
             return 0;
         }
         if (c.coarsestByDiagonal)

@@ -182,8 +182,14 @@ class GamgHierarchyImpl : public GamgHierarchy
     //  the coarsest solve (host transfers) between them.
     void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, bool record)
     {
-        runs_.leg(0, record, [&] { restrictionLeg(c); });
-        timed(times_.coarsest, [&] { solveCoarsest(controls, c); });
+        // a coarsest solve that only queues work is recorded with the way down
+        const bool inLeg = coarsest_->onBackend();
+        const auto coarsest = [&] { timed(times_.coarsest, [&] { solveCoarsest(controls, c); }); };
+        runs_.leg(0, record, [&] { restrictionLeg(c); if (inLeg) { coarsest(); } });
+        if (!inLeg)
+        {
+            coarsest();
+        }
         runs_.leg(1, record, [&] { prolongationLeg(source, c); });
     }
 
@@ -532,7 +538,7 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_);
+        coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
         times_.coarseMatrices = queueSecondsSince<B>(start);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then
@@ -585,6 +591,7 @@ public:
         }
 
         finest.workspace().download(psi, finest.psi(), n);
+        times_.coarsestIterations += coarsest_->backendIterations();
         result.iterateSeconds = queueSecondsSince<B>(start);
         couplings_.clear();
         return result;

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // GAMG's coarsest level (multigrid/GamgCoarsest.hpp): a CoarsestSolver on the host takes it with
 // OpenFOAM's coarsest matrix; coarsestByDiagonal is source/diag; directCoarsest (the sparse
-// LDL^T on the backend) is an exact coarsest solve and refuses an asymmetric matrix.
+// LDL^T on the backend) is an exact coarsest solve and refuses an asymmetric matrix; the team's
+// PCG (CoarsestPcg.hpp, one block on the GPU) is the host LduSystem's PCG with DIC, bit for bit.
 
 #include "gamgTestSupport.hpp"
+#include "multigrid/CoarsestPcg.hpp"
 
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 namespace gpuLdu::test
 {
@@ -168,6 +172,111 @@ TYPED_TEST(GamgTest, DirectCoarsestIsAnExactCoarsestSolve)
     std::vector<double> psi(a.nCells, 0.0);
     const std::vector<double> ba = referenceSource(a);
     EXPECT_THROW(asymmetric.solve(psi.data(), ba.data(), controls, c, {}), Error);
+}
+
+//- poisson3D on nx*ny*nz cells as nSlabs ranks' blocks (z slabs, nz a multiple of nSlabs): the
+//  faces between slabs become interface terms (as a group's processor faces between its ranks);
+//  the slabs' row starts in parts
+inline LduProblem slabs(int nx, int ny, int nz, int nSlabs, unsigned seed, std::vector<int>& parts)
+{
+    const LduProblem whole = poisson3D(nx, ny, nz, seed, -1);
+    const int perSlab = nx*ny*(nz/nSlabs);
+    parts.clear();
+    for (int q = 0; q <= nSlabs; ++q)
+    {
+        parts.push_back(q*perSlab);
+    }
+    LduProblem p = whole;
+    p.lower.clear();
+    p.upper.clear();
+    p.upperCoeffs.clear();
+    for (int f = 0; f < whole.nFaces(); ++f)
+    {
+        const int l = whole.lower[f];
+        const int u = whole.upper[f];
+        if (l/perSlab == u/perSlab)
+        {
+            p.lower.push_back(l);
+            p.upper.push_back(u);
+            p.upperCoeffs.push_back(whole.upperCoeffs[f]);
+        }
+        else
+        {
+            // A[l][u] = A[u][l] = upper: OpenFOAM's interface coefficient is its negative
+            p.ifCell.insert(p.ifCell.end(), {l, u});
+            p.ifNbr.insert(p.ifNbr.end(), {u, l});
+            p.ifCoeff.insert(p.ifCoeff.end(), {-whole.upperCoeffs[f], -whole.upperCoeffs[f]});
+        }
+    }
+    return p;
+}
+
+//- The coarsest solve by one team (CoarsestPcg: one block on the GPU, one thread on the host) is
+//  the host's LduSystem PCG with DIC on the same level (its parts' DIC blocks and partial sums,
+//  its device couplings), bit for bit: the same correction and iterations, to tolerance, to
+//  relTol, stopped by maxIter and held by minIter; one part without couplings too; a level
+//  whose faces join parts is not its to solve
+TYPED_TEST(GamgTest, TeamPcgIsTheHostPcg)
+{
+    for (const auto& [nz, nSlabs] : {std::pair{12, 12}, {1, 1}})
+    {
+        SCOPED_TRACE(nSlabs);
+        std::vector<int> parts;
+        const LduProblem p = slabs(7, 6, nz, nSlabs, 31, parts);
+        std::vector<double> coeffs;
+        const DeviceCouplings couplings = deviceCouplings(p, coeffs);
+        LduSystemImpl<TypeParam> level(p.addressing());
+        auto host = makeLduSystem(Executor::cpu, p.addressing());
+        for (LduSystem* s : {static_cast<LduSystem*>(&level), host.get()})
+        {
+            if (nSlabs > 1)
+            {
+                s->setParts(parts);
+                s->setDeviceCouplings(couplings);
+                s->setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
+            }
+            s->setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
+        }
+        const Coupling none;
+        ASSERT_TRUE(CoarsestPcg<TypeParam>::usable(level, none, true, p.lower, p.upper));
+        ASSERT_EQ(nSlabs > 1, level.nDeviceCouplingTerms() > 0);
+        CoarsestPcg<TypeParam> team;
+        team.setMatrix(level);
+        const std::vector<double> b = referenceSource(p);
+        typename TypeParam::template Vector<double> src(p.nCells), corr(p.nCells);
+        TypeParam::upload(ptr(src), b.data(), b.size());
+        long expectedIterations = 0;
+        for (const auto& [tolerance, relTol, maxIter, minIter] :
+             {std::tuple{1e-9, 0.0, 1000, 0}, {1e-9, 0.05, 1000, 0}, {1e-12, 0.0, 4, 0}, {1e3, 0.0, 1000, 3}})
+        {
+            SolverControls controls;
+            controls.tolerance = tolerance;
+            controls.relTol = relTol;
+            controls.maxIter = maxIter;
+            controls.minIter = minIter;
+            std::vector<double> expected(p.nCells, 0.0);
+            const SolveResult r = host->solve(KrylovMethod::named("PCG"), expected.data(), b.data(), controls,
+                                              Preconditioner::named("DIC"), none);
+            team.solve(level, ptr(src), ptr(corr), controls);
+            expectedIterations += r.nIterations;
+            EXPECT_EQ(team.iterations(), expectedIterations) << "tolerance " << tolerance << " relTol " << relTol;
+            EXPECT_EQ(toHost(corr), expected) << "tolerance " << tolerance << " relTol " << relTol;
+        }
+    }
+    // not the team's: the whole poisson3D with the slabs' parts (faces join the parts), a part
+    // of more than maxPartRows rows, an asymmetric matrix
+    std::vector<int> parts;
+    slabs(7, 6, 12, 12, 31, parts);
+    const LduProblem whole = poisson3D(7, 6, 12, 31, -1);
+    LduSystemImpl<TypeParam> level(whole.addressing());
+    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(level, Coupling(), true, whole.lower, whole.upper));
+    level.setParts(parts);
+    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(level, Coupling(), true, whole.lower, whole.upper));
+    std::vector<int> one;
+    const LduProblem slab = slabs(7, 6, 1, 1, 31, one);
+    LduSystemImpl<TypeParam> small(slab.addressing());
+    EXPECT_TRUE(CoarsestPcg<TypeParam>::usable(small, Coupling(), true, slab.lower, slab.upper));
+    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(small, Coupling(), false, slab.lower, slab.upper));
 }
 
 } // namespace gpuLdu::test

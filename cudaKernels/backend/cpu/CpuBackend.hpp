@@ -47,24 +47,38 @@ struct CpuBackend
         );
     }
 
-    //- A team of one (the host twin of the GPU's BlockTeam)
+    //- A team of one (the host twin of the GPU's BlockTeam), its scratch on the heap
     struct SerialTeam
     {
+        double* scratch_ = nullptr;
         GPULDU_HD int lane() const { return 0; }
         GPULDU_HD int size() const { return 1; }
         GPULDU_HD void sync() const {}
+        GPULDU_HD double* scratch() const { return scratch_; }
     };
 
     //- f(i, team) for i in [begin, end), each index a team of one (the team size is the GPU's)
+    //  with scratchDoubles of scratch
     template<class F>
-    static void forEachTeam(int begin, int end, int team, const F& f)
+    static void forEachTeam(int begin, int end, int team, const F& f, int scratchDoubles = 0)
     {
         (void)team;
+        std::vector<double> scratch(scratchDoubles);
         for (int i = begin; i < end; ++i)
         {
-            f(i, SerialTeam());
+            f(i, SerialTeam{scratch.data()});
         }
     }
+
+    //- The scratch a team may ask for (on the host: as much as the GPU's on Hopper)
+    static int teamScratchDoubles()
+    {
+        return 227*1024/int(sizeof(double));
+    }
+
+    template<class F>
+    static void allowTeamScratch(int)
+    {}
 
     //- A level-scheduled sweep: f(k) for the positions k of each level, level after level
     template<class Schedule, class F>

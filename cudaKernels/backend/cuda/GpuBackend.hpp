@@ -118,15 +118,36 @@ struct GpuBackend
     }
 
     //- f(i, team) for i in [begin, end), each index one block of `team` threads (a team:
-    //  lane(), size(), sync() a barrier of the block)
+    //  lane(), size(), sync() a barrier of the block, scratch() scratchDoubles of its shared
+    //  memory, at most teamScratchDoubles)
     template<class F>
-    static void forEachTeam(int begin, int end, int team, const F& f)
+    static void forEachTeam(int begin, int end, int team, const F& f, int scratchDoubles = 0)
     {
         if (end > begin)
         {
-            forEachTeamKernel<<<end - begin, team, 0, stream()>>>(begin, f);
+            forEachTeamKernel<<<end - begin, team, scratchDoubles*sizeof(double), stream()>>>(begin, f);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
+    }
+
+    //- The scratch a team may ask for: the shared memory a block may opt in to (227 KiB on
+    //  Hopper; 48 KiB without opting in, allowTeamScratch)
+    static int teamScratchDoubles()
+    {
+        int device = 0;
+        int bytes = 0;
+        GPULDU_CUDA_CHECK(cudaGetDevice(&device));
+        GPULDU_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        return bytes/int(sizeof(double));
+    }
+
+    //- Lets forEachTeam's launches of F ask for scratchDoubles of scratch (past the 48 KiB a
+    //  block gets without asking); called before a launch, outside a recording
+    template<class F>
+    static void allowTeamScratch(int scratchDoubles)
+    {
+        GPULDU_CUDA_CHECK(cudaFuncSetAttribute(forEachTeamKernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               int(scratchDoubles*sizeof(double))));
     }
 
     template<class T>

@@ -23,12 +23,18 @@ __global__ void forEachKernel(int begin, int end, F f)
     }
 }
 
-//- The threads of one block as a team (forEachTeamKernel): lane, size, barrier
+//- The threads of one block as a team (forEachTeamKernel): lane, size, barrier, and the
+//  block's shared memory as the team's scratch (the doubles asked for at the launch)
 struct BlockTeam
 {
     __device__ int lane() const { return int(threadIdx.x); }
     __device__ int size() const { return int(blockDim.x); }
     __device__ void sync() const { __syncthreads(); }
+    __device__ double* scratch() const
+    {
+        extern __shared__ double teamScratch[];
+        return teamScratch;
+    }
 };
 
 //- One block per index, its threads a team: the GPU twin of CpuBackend::forEachTeam.

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// GAMG's coarsest solve (OpenFOAM's PCG with DIC from a zero correction, to GAMG's tolerance and
+// relTol) as one team of threads: on the GPU one block runs every iteration in one launch, so
+// the coarsest solve stays inside the V-cycle's recording (no wait for the host, no host round
+// trip per V-cycle); on the host the team is one thread (the portable twin). The arithmetic is
+// the host LduSystem's (LduSystemImpl::solveResident with PCG, DIC and the level's parts), bit for
+// bit:
+//   start      psi = 0, r = source; normFactor = sum|source| + 1e-20 (OpenFOAM's normFactor at
+//              psi = 0: A psi = 0 and xRef = 0), initial residual sum|r|/normFactor
+//   iteration  w = M^-1 r (DIC of each part: forward  w[i] = rD[i] r[i] - sum_{j<i} (rD[i] A[i][j]) w[j]
+//                                        backward w[i] -= sum_{j>i, descending} (rD[i] A[i][j]) w[j])
+//              wArA = w.r;  p = w (first) or w + (wArA/wArA_old) p
+//              w = A p (SpmvRow's order: diagonal, lower, upper; then the device couplings' terms)
+//              wApA = w.p: stop where |wApA|/normFactor is singular
+//              psi += alpha p, r -= alpha w (alpha = wArA/wApA); residual sum|r|/normFactor
+//   stop       OpenFOAM's: maxIter, minIter, tolerance, relTol; a non-finite residual
+// Each sum is taken per part (a rank's cells: its own DIC block and its own partial sum, in row
+// order), then over the parts in order (Coupling::sum), as a group's ranks would natively.
+// Per iteration the team meets five times (barriers); one thread a part runs the part's
+// sequential work (the DIC sweeps, the partial sums), which bounds the part's rows (maxPartRows).
+// Everything the loop reads lives in the team's scratch (the block's shared memory), the matrix,
+// its factor and terms copied there once a launch: the DIC sweeps are chains of dependent loads,
+// each a trip to L2 (about 0.3 us) where they are global memory, about 30 cycles in shared memory.
+// With the vectors in shared memory and the matrix in global memory an iteration took 35 us (443
+// rows in 32 parts, 2 x H200: about 1 us a row of a part's sweeps), the host's loop 15-32 us.
+
+#ifndef GPULDU_COARSESTPCG_HPP
+#define GPULDU_COARSESTPCG_HPP
+
+#include "krylov/LduSystemImpl.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace gpuLdu
+{
+
+namespace detail
+{
+
+//- a < b, quietly false for a NaN on the host (OpenFOAM traps floating-point exceptions)
+GPULDU_HD inline bool quietLess(double a, double b)
+{
+#ifdef GPULDU_DEVICE_PASS
+    return a < b;
+#else
+    return std::isless(a, b);
+#endif
+}
+
+GPULDU_HD inline bool isFiniteValue(double x)
+{
+#ifdef GPULDU_DEVICE_PASS
+    return isfinite(x);
+#else
+    return std::isfinite(x);
+#endif
+}
+
+//- The PCG+DIC solve of a level by one team (see the file's head): its vectors and the parts'
+//  partial sums in the team's scratch (the GPU block's shared memory: scratchDoubles), the
+//  correction written to corr at the end; iterations: the solve's iterations added there (by the
+//  team's first thread)
+struct CoarsestPcgTeam
+{
+    //- The level's arrays the loop reads (in the team's scratch once staged)
+    struct Arrays
+    {
+        const int* partStart;
+        const int* rowStart;
+        const int* col;
+        const int* diagPos;
+        const double* val;
+        const double* rD;
+        //- The device couplings' terms by row (InterfaceRowTerms without a halo; none: nTerms 0)
+        const int* termStart;
+        const int* termCols;
+        const double* termC;
+    };
+
+    int n;
+    int nParts;
+    int nnz;
+    int nTerms;
+    Arrays global;
+    const double* source;
+    double* corr;
+    long* iterations;
+    double tolerance;
+    double relTol;
+    int maxIter;
+    int minIter;
+
+    //- psi, r, w, p (n each), 3 x nParts partial sums, the values, rD and the terms'
+    //  coefficients; then the ints (two to a double): the row starts, columns, diagonal
+    //  positions, part starts, the terms' row starts and columns
+    static int scratchDoubles(int n, int nParts, int nnz, int nTerms)
+    {
+        const long doubles = 5L*n + 3L*nParts + nnz + nTerms;
+        const long ints = 3L*n + 2 + nnz + nParts + 1 + 1 + nTerms;
+        const long total = doubles + (ints + 1)/2;
+        return total > (1L << 30) ? (1 << 30) : int(total);
+    }
+
+    //- count values from src to dst by the team's lanes
+    template<class T, class Team>
+    GPULDU_HD static void copy(const Team& t, const T* src, T* dst, int count)
+    {
+        for (int i = t.lane(); i < count; i += t.size())
+        {
+            dst[i] = src[i];
+        }
+    }
+
+    //- The arrays copied into the scratch past the vectors and partials (every lane; a barrier
+    //  after)
+    template<class Team>
+    GPULDU_HD Arrays stage(const Team& t, double* at) const
+    {
+        double* val = at;
+        double* rD = val + nnz;
+        double* termC = rD + n;
+        int* rowStart = reinterpret_cast<int*>(termC + nTerms);
+        int* col = rowStart + n + 1;
+        int* diagPos = col + nnz;
+        int* partStart = diagPos + n;
+        int* termStart = partStart + nParts + 1;
+        int* termCols = termStart + n + 1;
+        copy(t, global.val, val, nnz);
+        copy(t, global.rD, rD, n);
+        copy(t, global.rowStart, rowStart, n + 1);
+        copy(t, global.col, col, nnz);
+        copy(t, global.diagPos, diagPos, n);
+        copy(t, global.partStart, partStart, nParts + 1);
+        if (nTerms > 0)
+        {
+            copy(t, global.termC, termC, nTerms);
+            copy(t, global.termStart, termStart, n + 1);
+            copy(t, global.termCols, termCols, nTerms);
+        }
+        t.sync();
+        return {partStart, rowStart, col, diagPos, val, rD, termStart, termCols, termC};
+    }
+
+    //- DIC of part q: w = M^-1 r over its rows (forward, then backward); returns w.r there
+    GPULDU_HD static double precondition(const Arrays& a, int q, const double* r, double* w)
+    {
+        const int first = a.partStart[q];
+        const int end = a.partStart[q + 1];
+        for (int i = first; i < end; ++i)
+        {
+            double acc = a.rD[i]*r[i];
+            for (int k = a.rowStart[i]; k < a.diagPos[i]; ++k)
+            {
+                acc -= (a.rD[i]*a.val[k])*w[a.col[k]];
+            }
+            w[i] = acc;
+        }
+        for (int i = end - 1; i >= first; --i)
+        {
+            double acc = w[i];
+            for (int k = a.rowStart[i + 1] - 1; k > a.diagPos[i]; --k)
+            {
+                acc -= (a.rD[i]*a.val[k])*w[a.col[k]];
+            }
+            w[i] = acc;
+        }
+        double s = 0;
+        for (int i = first; i < end; ++i)
+        {
+            s = s + w[i]*r[i];
+        }
+        return s;
+    }
+
+    //- (A p)[i]: SpmvRow's sum, then the device couplings' terms (ApplyCouplings)
+    GPULDU_HD double product(const Arrays& a, int i, const double* p) const
+    {
+        const int d = a.diagPos[i];
+        double yi = a.val[d]*p[i];
+        for (int k = a.rowStart[i]; k < d; ++k)
+        {
+            yi += a.val[k]*p[a.col[k]];
+        }
+        for (int k = d + 1; k < a.rowStart[i + 1]; ++k)
+        {
+            yi += a.val[k]*p[a.col[k]];
+        }
+        if (nTerms > 0)
+        {
+            for (int k = a.termStart[i]; k < a.termStart[i + 1]; ++k)
+            {
+                yi -= a.termC[k]*p[a.termCols[k]];
+            }
+        }
+        return yi;
+    }
+
+    //- The parts' partials summed in part order (every thread)
+    GPULDU_HD double total(const double* partials) const
+    {
+        double s = 0;
+        for (int q = 0; q < nParts; ++q)
+        {
+            s += partials[q];
+        }
+        return s;
+    }
+
+    template<class Team>
+    GPULDU_HD void operator()(int, const Team& t) const
+    {
+        const int lane = t.lane();
+        const int size = t.size();
+        double* psi = t.scratch();
+        double* r = psi + n;
+        double* w = r + n;
+        double* p = w + n;
+        double* wArA = p + n;
+        double* wApA = wArA + nParts;
+        double* residual = wApA + nParts;
+        const Arrays a = stage(t, residual + nParts);
+
+        // psi = 0, r = source; normFactor and the initial residual from sum|source|
+        for (int q = lane; q < nParts; q += size)
+        {
+            double s = 0;
+            for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
+            {
+                psi[i] = 0;
+                r[i] = source[i];
+                s = s + (0.0 + magnitude(source[i]));
+            }
+            residual[q] = s;
+        }
+        t.sync();
+        const double normFactor = total(residual) + 1e-20;
+        const double initial = total(residual)/normFactor;
+        double res = initial;
+        const auto converged = [&](double x)
+        {
+            return quietLess(x, tolerance) || (relTol > 1e-20 && quietLess(x, relTol*initial));
+        };
+        int nIter = 0;
+        if (isFiniteValue(initial) && (minIter > 0 || !converged(initial)))
+        {
+            double wArAOld = 0;
+            do
+            {
+                for (int q = lane; q < nParts; q += size)
+                {
+                    wArA[q] = precondition(a, q, r, w);
+                }
+                t.sync();
+                const double wArANow = total(wArA);
+                const double beta = nIter == 0 ? 0 : wArANow/wArAOld;
+                for (int i = lane; i < n; i += size)
+                {
+                    p[i] = nIter == 0 ? w[i] : w[i] + beta*p[i];
+                }
+                t.sync();
+                for (int i = lane; i < n; i += size)
+                {
+                    w[i] = product(a, i, p);
+                }
+                t.sync();
+                for (int q = lane; q < nParts; q += size)
+                {
+                    double s = 0;
+                    for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
+                    {
+                        s = s + w[i]*p[i];
+                    }
+                    wApA[q] = s;
+                }
+                t.sync();
+                const double wApANow = total(wApA);
+                if (isSingular(magnitude(wApANow)/normFactor))
+                {
+                    break;
+                }
+                const double alpha = wArANow/wApANow;
+                for (int q = lane; q < nParts; q += size)
+                {
+                    double s = 0;
+                    for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
+                    {
+                        psi[i] += alpha*p[i];
+                        r[i] -= alpha*w[i];
+                        s = s + magnitude(r[i]);
+                    }
+                    residual[q] = s;
+                }
+                t.sync();
+                res = total(residual)/normFactor;
+                wArAOld = wArANow;
+                if (!isFiniteValue(res))
+                {
+                    ++nIter;
+                    break;
+                }
+            } while ((++nIter < maxIter && !converged(res)) || nIter < minIter);
+        }
+        t.sync();
+        for (int i = lane; i < n; i += size)
+        {
+            corr[i] = psi[i];
+        }
+        if (lane == 0)
+        {
+            *iterations += nIter;
+        }
+    }
+};
+
+} // namespace detail
+
+//- GAMG's coarsest level solved by CoarsestPcgTeam on the level's backend: usable where the
+//  level is symmetric, its interface terms are all its own (device couplings: no host
+//  interfaces, no halo), its sums are local, its rows' columns ascend, no face joins two parts
+//  (each part a rank's block, as a group's ranks are), no part has more than maxPartRows rows
+//  and its vectors and matrix fit the team's scratch (227 KiB on Hopper: about 4000 rows of a
+//  hexahedral mesh's coarsest level)
+template<class B>
+class CoarsestPcg
+{
+    using Level = LduSystemImpl<B>;
+    template<class T>
+    using Vector = typename B::template Vector<T>;
+
+    Vector<int> partStart_;
+    std::vector<int> parts_;
+    Vector<long> iterations_;
+    //- A bad pivot of the DIC factor: thrown by the next solve (where GAMG iterates)
+    std::unique_ptr<ValueError> badPivot_;
+
+public:
+    //- A part's rows are one thread's sequential work (a row of its sweeps about 0.05 us an
+    //  iteration in shared memory): a rank's coarsest level holds about nCellsInCoarsestLevel
+    //  rows (10 by default)
+    static constexpr int maxPartRows = 128;
+    //- The team: one block of this many threads on the GPU
+    static constexpr int teamSize = 256;
+
+    //- Whether it solves the level (faces: its (lower, upper) cells on the host)
+    static bool usable(const Level& level, const Coupling& coupling, bool symmetric,
+                       const std::vector<int>& lower, const std::vector<int>& upper)
+    {
+        const std::vector<int>& parts = level.parts();
+        std::vector<int> partOf(level.n(), 0);
+        int largest = level.n();
+        if (parts.size() > 1)
+        {
+            largest = 0;
+            for (std::size_t q = 0; q + 1 < parts.size(); ++q)
+            {
+                largest = std::max(largest, parts[q + 1] - parts[q]);
+                std::fill(partOf.begin() + parts[q], partOf.begin() + parts[q + 1], int(q));
+            }
+        }
+        for (std::size_t f = 0; f < lower.size(); ++f)
+        {
+            if (partOf[lower[f]] != partOf[upper[f]])
+            {
+                return false;
+            }
+        }
+        const int nParts = parts.size() > 1 ? int(parts.size()) - 1 : 1;
+        return symmetric && !level.hasHalo() && !level.hasHostInterfaces(coupling) && coupling.sumsAreLocal()
+            && level.matrix().columnsAscending && largest <= maxPartRows
+            && scratchDoubles(level, nParts) <= B::teamScratchDoubles();
+    }
+
+    //- The team's scratch for the level in nParts parts
+    static int scratchDoubles(const Level& level, int nParts)
+    {
+        return detail::CoarsestPcgTeam::scratchDoubles(level.n(), nParts, level.matrix().nnz(),
+                                                       level.nDeviceCouplingTerms());
+    }
+
+    CoarsestPcg()
+    :
+        iterations_(1)
+    {}
+
+    //- Per solve, with the level's new values: the DIC factor (rD), the parts, the iteration
+    //  count zeroed
+    void setMatrix(Level& level)
+    {
+        const int n = level.n();
+        parts_ = level.parts().size() > 1 ? level.parts() : std::vector<int>{0, n};
+        partStart_.resize(parts_.size());
+        B::upload(ptr(partStart_), parts_.data(), parts_.size());
+        const long zero = 0;
+        B::upload(ptr(iterations_), &zero, 1);
+        B::template allowTeamScratch<detail::CoarsestPcgTeam>(scratchDoubles(level, int(parts_.size()) - 1));
+        badPivot_.reset();
+        try
+        {
+            level.preconditioners().setup(Preconditioner(PreconditionerRegistry::idFor<preconditioners::DicDilu>(true)));
+        }
+        catch (const ValueError& e)
+        {
+            badPivot_ = std::make_unique<ValueError>(e);
+        }
+    }
+
+    //- corr = the coarsest correction for src (backend arrays), queued on the backend's stream
+    void solve(Level& level, const double* src, double* corr, const SolverControls& controls)
+    {
+        if (badPivot_)
+        {
+            throw *badPivot_;
+        }
+        const CsrMatrix<B>& A = level.matrix();
+        const detail::InterfaceRowTerms terms = level.interfaceRowTerms();
+        const detail::CoarsestPcgTeam team{
+            level.n(), int(parts_.size()) - 1, A.nnz(), level.nDeviceCouplingTerms(),
+            {ptr(partStart_), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val),
+             ptr(level.preconditioners().template instance<preconditioners::DicDilu>().rD()),
+             terms.rowStart, terms.cols, terms.c},
+            src, corr, ptr(iterations_),
+            controls.tolerance, controls.relTol, controls.maxIter, controls.minIter};
+        B::forEachTeam(0, 1, teamSize, team, scratchDoubles(level, team.nParts));
+    }
+
+    //- The iterations of the solves since setMatrix (one transfer)
+    long iterations()
+    {
+        long its = 0;
+        B::download(&its, ptr(iterations_), 1);
+        return its;
+    }
+};
+
+} // namespace gpuLdu
+
+#endif
