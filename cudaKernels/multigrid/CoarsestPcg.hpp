@@ -394,7 +394,6 @@ public:
         B::upload(ptr(partStart_), parts_.data(), parts_.size());
         const long zero = 0;
         B::upload(ptr(iterations_), &zero, 1);
-        B::template allowTeamScratch<detail::CoarsestPcgTeam>(scratchDoubles(level, int(parts_.size()) - 1));
         badPivot_.reset();
         try
         {

@@ -76,10 +76,6 @@ struct CpuBackend
         return 227*1024/int(sizeof(double));
     }
 
-    template<class F>
-    static void allowTeamScratch(int)
-    {}
-
     //- A level-scheduled sweep: f(k) for the positions k of each level, level after level
     template<class Schedule, class F>
     static void sweep(const Schedule& s, const F& f)

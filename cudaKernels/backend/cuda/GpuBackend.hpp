@@ -119,19 +119,27 @@ struct GpuBackend
 
     //- f(i, team) for i in [begin, end), each index one block of `team` threads (a team:
     //  lane(), size(), sync() a barrier of the block, scratch() scratchDoubles of its shared
-    //  memory, at most teamScratchDoubles)
+    //  memory, at most teamScratchDoubles()). Past the 48 KiB a block gets without asking, the
+    //  launch asks for its scratch first, here beside the launch: a kernel template instantiated
+    //  in two binaries (the core and a test) is two kernels, and the attribute is one kernel's
     template<class F>
     static void forEachTeam(int begin, int end, int team, const F& f, int scratchDoubles = 0)
     {
         if (end > begin)
         {
-            forEachTeamKernel<<<end - begin, team, scratchDoubles*sizeof(double), stream()>>>(begin, f);
+            const std::size_t bytes = scratchDoubles*sizeof(double);
+            if (bytes > 48*1024)
+            {
+                GPULDU_CUDA_CHECK(cudaFuncSetAttribute(forEachTeamKernel<F>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+            }
+            forEachTeamKernel<<<end - begin, team, bytes, stream()>>>(begin, f);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
     }
 
     //- The scratch a team may ask for: the shared memory a block may opt in to (227 KiB on
-    //  Hopper; 48 KiB without opting in, allowTeamScratch)
+    //  Hopper)
     static int teamScratchDoubles()
     {
         int device = 0;
@@ -139,15 +147,6 @@ struct GpuBackend
         GPULDU_CUDA_CHECK(cudaGetDevice(&device));
         GPULDU_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         return bytes/int(sizeof(double));
-    }
-
-    //- Lets forEachTeam's launches of F ask for scratchDoubles of scratch (past the 48 KiB a
-    //  block gets without asking); called before a launch, outside a recording
-    template<class F>
-    static void allowTeamScratch(int scratchDoubles)
-    {
-        GPULDU_CUDA_CHECK(cudaFuncSetAttribute(forEachTeamKernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               int(scratchDoubles*sizeof(double))));
     }
 
     template<class T>
