@@ -318,10 +318,13 @@ struct CoarsestPcgTeam
 
 //- GAMG's coarsest level solved by CoarsestPcgTeam on the level's backend: usable where the
 //  level is symmetric, its interface terms are all its own (device couplings: no host
-//  interfaces, no halo), its sums are local, its rows' columns ascend, no face joins two parts
-//  (each part a rank's block, as a group's ranks are), no part has more than maxPartRows rows
+//  interfaces, no halo), its sums are local (one GPU's group: the team chooses their order), its
+//  rows' columns ascend, it splits into parts of at most maxPartRows consecutive rows that no
+//  face joins (a group's ranks' blocks are such parts: their processor faces are device terms)
 //  and its vectors and matrix fit the team's scratch (227 KiB on Hopper: about 4000 rows of a
-//  hexahedral mesh's coarsest level)
+//  hexahedral mesh's coarsest level). The team's parts are its DIC blocks and its sums' order:
+//  each part's partial sum in row order, then the partials in part order (the host's PCG with
+//  the same parts, bit for bit)
 template<class B>
 class CoarsestPcg
 {
@@ -343,30 +346,53 @@ public:
     //- The team: one block of this many threads on the GPU
     static constexpr int teamSize = 256;
 
-    //- Whether it solves the level (faces: its (lower, upper) cells on the host)
-    static bool usable(const Level& level, const Coupling& coupling, bool symmetric,
-                       const std::vector<int>& lower, const std::vector<int>& upper)
+    //- The starts of the team's parts of a level of n rows with faces (lower, upper): its
+    //  finest split into consecutive rows that no face joins, neighbouring pieces merged until
+    //  a part has partRows rows (8, or more where the rows outnumber the team's threads 8 to
+    //  one): each thread of the team sweeps one part
+    static std::vector<int> teamParts(int n, const std::vector<int>& lower, const std::vector<int>& upper)
     {
-        const std::vector<int>& parts = level.parts();
-        std::vector<int> partOf(level.n(), 0);
-        int largest = level.n();
-        if (parts.size() > 1)
+        // reach[i]: the highest row a face of row i reaches (i itself where none)
+        std::vector<int> reach(n);
+        for (int i = 0; i < n; ++i)
         {
-            largest = 0;
-            for (std::size_t q = 0; q + 1 < parts.size(); ++q)
-            {
-                largest = std::max(largest, parts[q + 1] - parts[q]);
-                std::fill(partOf.begin() + parts[q], partOf.begin() + parts[q + 1], int(q));
-            }
+            reach[i] = i;
         }
         for (std::size_t f = 0; f < lower.size(); ++f)
         {
-            if (partOf[lower[f]] != partOf[upper[f]])
+            const int l = std::min(lower[f], upper[f]);
+            reach[l] = std::max(reach[l], std::max(lower[f], upper[f]));
+        }
+        const int partRows = std::max(8, (n + teamSize - 1)/teamSize);
+        std::vector<int> parts{0};
+        int furthest = -1;
+        for (int i = 0; i < n; ++i)
+        {
+            furthest = std::max(furthest, reach[i]);
+            // rows [parts.back(), i] end a piece where no face reaches past i
+            const bool pieceEnds = furthest == i;
+            const bool full = i + 1 - parts.back() >= partRows;
+            if (pieceEnds && (full || i + 1 == n))
             {
-                return false;
+                parts.push_back(i + 1);
             }
         }
-        const int nParts = parts.size() > 1 ? int(parts.size()) - 1 : 1;
+        if (n == 0)
+        {
+            parts.push_back(0);
+        }
+        return parts;
+    }
+
+    //- Whether it solves the level in the parts (teamParts)
+    static bool usable(const Level& level, const Coupling& coupling, bool symmetric, const std::vector<int>& parts)
+    {
+        int largest = 0;
+        for (std::size_t q = 0; q + 1 < parts.size(); ++q)
+        {
+            largest = std::max(largest, parts[q + 1] - parts[q]);
+        }
+        const int nParts = int(parts.size()) - 1;
         return symmetric && !level.hasHalo() && !level.hasHostInterfaces(coupling) && coupling.sumsAreLocal()
             && level.matrix().columnsAscending && largest <= maxPartRows
             && scratchDoubles(level, nParts) <= B::teamScratchDoubles();
@@ -384,12 +410,11 @@ public:
         iterations_(1)
     {}
 
-    //- Per solve, with the level's new values: the DIC factor (rD), the parts, the iteration
-    //  count zeroed
-    void setMatrix(Level& level)
+    //- Per solve, with the level's new values: the DIC factor (rD), the parts (teamParts), the
+    //  iteration count zeroed
+    void setMatrix(Level& level, const std::vector<int>& parts)
     {
-        const int n = level.n();
-        parts_ = level.parts().size() > 1 ? level.parts() : std::vector<int>{0, n};
+        parts_ = parts;
         partStart_.resize(parts_.size());
         B::upload(ptr(partStart_), parts_.data(), parts_.size());
         const long zero = 0;

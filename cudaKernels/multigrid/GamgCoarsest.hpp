@@ -40,6 +40,8 @@ class GamgCoarsest
     //  PCG by one block, queued with the V-cycle's other work (recorded with it)
     std::unique_ptr<CoarsestPcg<B>> team_;
     bool byTeam_ = false;
+    //- The team's parts of the level (CoarsestPcg::teamParts)
+    std::vector<int> teamParts_;
     //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
     CoarsestSolver* solver_ = nullptr;
     //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
@@ -124,6 +126,7 @@ public:
         if (B::executor == Executor::gpu && coarsest.nCells <= hostMaxCells)
         {
             host_ = makeLduSystem(Executor::cpu, coarsest);
+            teamParts_ = CoarsestPcg<B>::teamParts(coarsest.nCells, lower_, upper_);
         }
     }
 
@@ -151,7 +154,7 @@ public:
             throw Error("gpuLdu: GAMG's direct coarsest solve (LDL^T) is for symmetric matrices");
         }
         byTeam_ = host_ && !solver_ && !direct_ && !c.coarsestByDiagonal
-               && CoarsestPcg<B>::usable(coarsest, coupling, symmetric, lower_, upper_);
+               && CoarsestPcg<B>::usable(coarsest, coupling, symmetric, teamParts_);
         if (direct_)
         {
             factor(coarsest);
@@ -162,7 +165,7 @@ public:
             {
                 team_ = std::make_unique<CoarsestPcg<B>>();
             }
-            team_->setMatrix(coarsest);
+            team_->setMatrix(coarsest, teamParts_);
         }
         else
         {

@@ -211,37 +211,54 @@ inline LduProblem slabs(int nx, int ny, int nz, int nSlabs, unsigned seed, std::
     return p;
 }
 
+//- The team's parts (CoarsestPcg::teamParts): consecutive rows that no face joins, pieces merged
+//  up to 8 rows: the 12 slabs of 7 x 6 cells one part each, 12 slabs of 2 x 2 cells two to a
+//  part; a level whose faces join everything one part
+TYPED_TEST(GamgTest, TeamPartsAreBlocksNoFaceJoins)
+{
+    std::vector<int> slabStarts;
+    const LduProblem wide = slabs(7, 6, 12, 12, 31, slabStarts);
+    EXPECT_EQ(CoarsestPcg<TypeParam>::teamParts(wide.nCells, wide.lower, wide.upper), slabStarts);
+    const LduProblem narrow = slabs(2, 2, 12, 12, 31, slabStarts);
+    EXPECT_EQ(CoarsestPcg<TypeParam>::teamParts(narrow.nCells, narrow.lower, narrow.upper),
+              (std::vector<int>{0, 8, 16, 24, 32, 40, 48}));
+    const LduProblem whole = poisson3D(7, 6, 12, 31, -1);
+    EXPECT_EQ(CoarsestPcg<TypeParam>::teamParts(whole.nCells, whole.lower, whole.upper),
+              (std::vector<int>{0, whole.nCells}));
+}
+
 //- The coarsest solve by one team (CoarsestPcg: one block on the GPU, one thread on the host) is
-//  the host's LduSystem PCG with DIC on the same level (its parts' DIC blocks and partial sums,
-//  its device couplings), bit for bit: the same correction and iterations, to tolerance, to
-//  relTol, stopped by maxIter and held by minIter; one part without couplings too; a level
-//  whose faces join parts is not its to solve
+//  the host's LduSystem PCG with DIC on the same level with the team's parts (their DIC blocks
+//  and partial sums), its device couplings, bit for bit: the same correction and iterations, to
+//  tolerance, to relTol, stopped by maxIter and held by minIter; one part without couplings too;
+//  a level whose parts are too large, or an asymmetric one, is not its to solve
 TYPED_TEST(GamgTest, TeamPcgIsTheHostPcg)
 {
     for (const auto& [nz, nSlabs] : {std::pair{12, 12}, {1, 1}})
     {
         SCOPED_TRACE(nSlabs);
-        std::vector<int> parts;
-        const LduProblem p = slabs(7, 6, nz, nSlabs, 31, parts);
+        std::vector<int> slabStarts;
+        const LduProblem p = slabs(7, 6, nz, nSlabs, 31, slabStarts);
+        const std::vector<int> parts = CoarsestPcg<TypeParam>::teamParts(p.nCells, p.lower, p.upper);
         std::vector<double> coeffs;
         const DeviceCouplings couplings = deviceCouplings(p, coeffs);
         LduSystemImpl<TypeParam> level(p.addressing());
         auto host = makeLduSystem(Executor::cpu, p.addressing());
+        host->setParts(parts);
         for (LduSystem* s : {static_cast<LduSystem*>(&level), host.get()})
         {
             if (nSlabs > 1)
             {
-                s->setParts(parts);
                 s->setDeviceCouplings(couplings);
                 s->setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
             }
             s->setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
         }
         const Coupling none;
-        ASSERT_TRUE(CoarsestPcg<TypeParam>::usable(level, none, true, p.lower, p.upper));
+        ASSERT_TRUE(CoarsestPcg<TypeParam>::usable(level, none, true, parts));
         ASSERT_EQ(nSlabs > 1, level.nDeviceCouplingTerms() > 0);
         CoarsestPcg<TypeParam> team;
-        team.setMatrix(level);
+        team.setMatrix(level, parts);
         const std::vector<double> b = referenceSource(p);
         typename TypeParam::template Vector<double> src(p.nCells), corr(p.nCells);
         TypeParam::upload(ptr(src), b.data(), b.size());
@@ -263,20 +280,18 @@ TYPED_TEST(GamgTest, TeamPcgIsTheHostPcg)
             EXPECT_EQ(toHost(corr), expected) << "tolerance " << tolerance << " relTol " << relTol;
         }
     }
-    // not the team's: the whole poisson3D with the slabs' parts (faces join the parts), a part
-    // of more than maxPartRows rows, an asymmetric matrix
-    std::vector<int> parts;
-    slabs(7, 6, 12, 12, 31, parts);
+    // not the team's: a part of more than maxPartRows rows (the whole poisson3D, its faces joining
+    // every row), an asymmetric matrix
     const LduProblem whole = poisson3D(7, 6, 12, 31, -1);
     LduSystemImpl<TypeParam> level(whole.addressing());
-    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(level, Coupling(), true, whole.lower, whole.upper));
-    level.setParts(parts);
-    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(level, Coupling(), true, whole.lower, whole.upper));
+    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(level, Coupling(), true,
+                                                CoarsestPcg<TypeParam>::teamParts(whole.nCells, whole.lower, whole.upper)));
     std::vector<int> one;
     const LduProblem slab = slabs(7, 6, 1, 1, 31, one);
     LduSystemImpl<TypeParam> small(slab.addressing());
-    EXPECT_TRUE(CoarsestPcg<TypeParam>::usable(small, Coupling(), true, slab.lower, slab.upper));
-    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(small, Coupling(), false, slab.lower, slab.upper));
+    const std::vector<int> parts = CoarsestPcg<TypeParam>::teamParts(slab.nCells, slab.lower, slab.upper);
+    EXPECT_TRUE(CoarsestPcg<TypeParam>::usable(small, Coupling(), true, parts));
+    EXPECT_FALSE(CoarsestPcg<TypeParam>::usable(small, Coupling(), false, parts));
 }
 
 } // namespace gpuLdu::test
