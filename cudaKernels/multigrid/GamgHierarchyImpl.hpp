@@ -362,10 +362,7 @@ public:
         }
     }
 
-    Executor executor() const override
-    {
-        return B::executor;
-    }
+    Executor executor() const override { return B::executor; }
 
     std::vector<int> levelCells() const override
     {
@@ -389,10 +386,7 @@ public:
         systems_[0]->uploadAhead(part);
     }
 
-    GamgTimes times() const override
-    {
-        return times_;
-    }
+    GamgTimes times() const override { return times_; }
 
     //- psi after nSweeps of a smoother on the finest level towards A psi = b (host arrays;
     //  after setMatrix, and setInterfaces where the finest level's coupling has interfaces):
@@ -488,10 +482,7 @@ public:
         }
     }
 
-    void setTimed(bool timed) override
-    {
-        runs_.setTimed(timed);
-    }
+    void setTimed(bool timed) override { runs_.setTimed(timed); }
 
     void setCoarsestSolver(CoarsestSolver* solver) override
     {
