@@ -191,14 +191,29 @@ struct KrylovSystem
     double normFactor;
 };
 
-// The host-side tests below use quiet comparisons (std::isless): OpenFOAM runs with floating-
+// The tests below use quiet comparisons on the host (std::isless): OpenFOAM runs with floating-
 // point exceptions trapped, and an ordinary comparison with NaN raises one.
 
-//- OpenFOAM's SolverPerformance::checkConvergence.
-inline bool isConverged(double finalResidual, double initialResidual, const SolverControls& c)
+namespace detail
 {
-    return std::isless(finalResidual, c.tolerance)
-        || (c.relTol > 1e-20 && std::isless(finalResidual, c.relTol*initialResidual));
+
+//- a < b, quietly false for a NaN on the host
+GPULDU_HD inline bool quietLess(double a, double b)
+{
+#ifdef GPULDU_DEVICE_PASS
+    return a < b;
+#else
+    return std::isless(a, b);
+#endif
+}
+
+} // namespace detail
+
+//- OpenFOAM's SolverPerformance::checkConvergence (also on the device: CoarsestPcg's team).
+GPULDU_HD inline bool isConverged(double finalResidual, double initialResidual, const SolverControls& c)
+{
+    return detail::quietLess(finalResidual, c.tolerance)
+        || (c.relTol > 1e-20 && detail::quietLess(finalResidual, c.relTol*initialResidual));
 }
 
 //- A residual that is NaN or infinite ends the loop (counted as an iteration).

@@ -3,8 +3,8 @@
 // relTol) as one team of threads: on the GPU one block runs every iteration in one launch, so
 // the coarsest solve stays inside the V-cycle's recording (no wait for the host, no host round
 // trip per V-cycle); on the host the team is one thread (the portable twin). The arithmetic is
-// the host LduSystem's (LduSystemImpl::solveResident with PCG, DIC and the level's parts), bit for
-// bit:
+// the host LduSystem's (LduSystemImpl::solveResident with PCG, DIC and the team's parts as the
+// system's parts), bit for bit:
 //   start      psi = 0, r = source; normFactor = sum|source| + 1e-20 (OpenFOAM's normFactor at
 //              psi = 0: A psi = 0 and xRef = 0), initial residual sum|r|/normFactor
 //   iteration  w = M^-1 r (DIC of each part: forward  w[i] = rD[i] r[i] - sum_{j<i} (rD[i] A[i][j]) w[j]
@@ -14,8 +14,8 @@
 //              wApA = w.p: stop where |wApA|/normFactor is singular
 //              psi += alpha p, r -= alpha w (alpha = wArA/wApA); residual sum|r|/normFactor
 //   stop       OpenFOAM's: maxIter, minIter, tolerance, relTol; a non-finite residual
-// Each sum is taken per part (a rank's cells: its own DIC block and its own partial sum, in row
-// order), then over the parts in order (Coupling::sum), as a group's ranks would natively.
+// Each sum is taken per part (rows that no face joins, CoarsestPcg::teamParts: its own DIC block
+// and its own partial sum, in row order), then over the parts in order (Coupling::sum).
 // Per iteration the team meets five times (barriers); one thread a part runs the part's
 // sequential work (the DIC sweeps, the partial sums), which bounds the part's rows (maxPartRows).
 // Everything the loop reads lives in the team's scratch (the block's shared memory), the matrix,
@@ -38,25 +38,6 @@ namespace gpuLdu
 
 namespace detail
 {
-
-//- a < b, quietly false for a NaN on the host (OpenFOAM traps floating-point exceptions)
-GPULDU_HD inline bool quietLess(double a, double b)
-{
-#ifdef GPULDU_DEVICE_PASS
-    return a < b;
-#else
-    return std::isless(a, b);
-#endif
-}
-
-GPULDU_HD inline bool isFiniteValue(double x)
-{
-#ifdef GPULDU_DEVICE_PASS
-    return isfinite(x);
-#else
-    return std::isfinite(x);
-#endif
-}
 
 //- The PCG+DIC solve of a level by one team (see the file's head): its vectors and the parts'
 //  partial sums in the team's scratch (the GPU block's shared memory: scratchDoubles), the
@@ -87,10 +68,7 @@ struct CoarsestPcgTeam
     const double* source;
     double* corr;
     long* iterations;
-    double tolerance;
-    double relTol;
-    int maxIter;
-    int minIter;
+    SolverControls controls;
 
     //- psi, r, w, p (n each), 3 x nParts partial sums, the values, rD and the terms'
     //  coefficients; then the ints (two to a double): the row starts, columns, diagonal
@@ -238,12 +216,9 @@ struct CoarsestPcgTeam
         const double normFactor = total(residual) + 1e-20;
         const double initial = total(residual)/normFactor;
         double res = initial;
-        const auto converged = [&](double x)
-        {
-            return quietLess(x, tolerance) || (relTol > 1e-20 && quietLess(x, relTol*initial));
-        };
+        const auto converged = [&](double x) { return isConverged(x, initial, controls); };
         int nIter = 0;
-        if (isFiniteValue(initial) && (minIter > 0 || !converged(initial)))
+        if (isFiniteValue(initial) && (controls.minIter > 0 || !converged(initial)))
         {
             double wArAOld = 0;
             do
@@ -300,7 +275,7 @@ struct CoarsestPcgTeam
                     ++nIter;
                     break;
                 }
-            } while ((++nIter < maxIter && !converged(res)) || nIter < minIter);
+            } while ((++nIter < controls.maxIter && !converged(res)) || nIter < controls.minIter);
         }
         t.sync();
         for (int i = lane; i < n; i += size)
@@ -444,8 +419,7 @@ public:
             {ptr(partStart_), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val),
              ptr(level.preconditioners().template instance<preconditioners::DicDilu>().rD()),
              terms.rowStart, terms.cols, terms.c},
-            src, corr, ptr(iterations_),
-            controls.tolerance, controls.relTol, controls.maxIter, controls.minIter};
+            src, corr, ptr(iterations_), controls};
         B::forEachTeam(0, 1, teamSize, team, scratchDoubles(level, team.nParts));
     }
 
