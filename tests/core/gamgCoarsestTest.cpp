@@ -7,6 +7,7 @@
 #include "gamgTestSupport.hpp"
 #include "multigrid/CoarsestPcg.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <utility>
@@ -211,6 +212,23 @@ inline LduProblem slabs(int nx, int ny, int nz, int nSlabs, unsigned seed, std::
     return p;
 }
 
+//- The faces of each owner in reverse order (still sorted by owner, as lduAddressing asks, but
+//  each row's columns descending)
+inline void reverseFacesOfEachOwner(LduProblem& p)
+{
+    for (int start = 0; start < p.nFaces();)
+    {
+        int end = start;
+        while (end < p.nFaces() && p.lower[end] == p.lower[start])
+        {
+            ++end;
+        }
+        std::reverse(p.upper.begin() + start, p.upper.begin() + end);
+        std::reverse(p.upperCoeffs.begin() + start, p.upperCoeffs.begin() + end);
+        start = end;
+    }
+}
+
 //- The team's parts (CoarsestPcg::teamParts): consecutive rows that no face joins, pieces merged
 //  up to 8 rows: the 12 slabs of 7 x 6 cells one part each, 12 slabs of 2 x 2 cells two to a
 //  part; a level whose faces join everything one part
@@ -234,11 +252,17 @@ TYPED_TEST(GamgTest, TeamPartsAreBlocksNoFaceJoins)
 //  a level whose parts are too large, or an asymmetric one, is not its to solve
 TYPED_TEST(GamgTest, TeamPcgIsTheHostPcg)
 {
-    for (const auto& [nz, nSlabs] : {std::pair{12, 12}, {1, 1}})
+    // the faces of each lower cell also reversed: OpenFOAM's agglomerated levels sort faces by
+    // owner only, so a row's columns need not ascend; the team reads them in the host's order
+    for (const auto& [nz, nSlabs, reversed] : {std::tuple{12, 12, false}, {1, 1, false}, {12, 12, true}})
     {
-        SCOPED_TRACE(nSlabs);
+        SCOPED_TRACE(testing::Message() << nSlabs << " slabs, reversed " << reversed);
         std::vector<int> slabStarts;
-        const LduProblem p = slabs(7, 6, nz, nSlabs, 31, slabStarts);
+        LduProblem p = slabs(7, 6, nz, nSlabs, 31, slabStarts);
+        if (reversed)
+        {
+            reverseFacesOfEachOwner(p);
+        }
         const std::vector<int> parts = CoarsestPcg<TypeParam>::teamParts(p.nCells, p.lower, p.upper);
         std::vector<double> coeffs;
         const DeviceCouplings couplings = deviceCouplings(p, coeffs);
@@ -256,6 +280,7 @@ TYPED_TEST(GamgTest, TeamPcgIsTheHostPcg)
         }
         const Coupling none;
         ASSERT_TRUE(CoarsestPcg<TypeParam>::usable(level, none, true, parts));
+        ASSERT_EQ(!reversed, level.matrix().columnsAscending);
         ASSERT_EQ(nSlabs > 1, level.nDeviceCouplingTerms() > 0);
         CoarsestPcg<TypeParam> team;
         team.setMatrix(level, parts);
