@@ -297,9 +297,10 @@ struct CoarsestPcgTeam
 //- GAMG's coarsest level solved by CoarsestPcgTeam on the level's backend: usable where the
 //  level is symmetric, its interface terms are all its own (device couplings: no host
 //  interfaces, no halo), its sums are local (one GPU's group: the team chooses their order), it
-//  splits into parts of at most maxPartRows consecutive rows that no face joins (a group's ranks' blocks are such parts: their processor faces are device terms)
-//  and its vectors and matrix fit the team's scratch (227 KiB on Hopper: about 4000 rows of a
-//  hexahedral mesh's coarsest level). The team's parts are its DIC blocks and its sums' order:
+//  splits into parts of at most maxPartRows consecutive rows that no face joins (a group's
+//  ranks' blocks are such parts: their processor faces are device terms) and its vectors and
+//  matrix fit the team's scratch (227 KiB on Hopper: about 4000 rows of a hexahedral mesh's
+//  coarsest level). The team's parts are its DIC blocks and its sums' order:
 //  each part's partial sum in row order, then the partials in part order (the host's PCG with
 //  the same parts, bit for bit)
 template<class B>

@@ -225,6 +225,10 @@ inline void reverseFacesOfEachOwner(LduProblem& p)
         }
         std::reverse(p.upper.begin() + start, p.upper.begin() + end);
         std::reverse(p.upperCoeffs.begin() + start, p.upperCoeffs.begin() + end);
+        if (!p.symmetric())
+        {
+            std::reverse(p.lowerCoeffs.begin() + start, p.lowerCoeffs.begin() + end);
+        }
         start = end;
     }
 }
