@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // gpuLduBench: kernel and solver timings of the core on one backend (the CUDA build: GPU; the
 // host build: CPU), printed as tables. Medians of repeated runs, the device synchronised
-// around each. Usage: gpuLduBench [n] [dataDir]   (n^3 Laplacian, default 100; tests/data)
+// around each. Usage: gpuLduBench [n] [dataDir] [coarsest]   (n^3 Laplacian, default 100;
+// tests/data; coarsest: section 4 alone)
 //  1. device copy bandwidth (the floor's denominator)
 //  2. n^3 pressure-like Laplacian: SpMV, A^T x, DIC factor and apply (one launch, and one launch
 //     per level), the vector steps of a PCG iteration, PCG+DIC solves
 //  3. PBiCGStab with DILU vs ILU0 on generated and Matrix Market matrices
+//  4. GAMG's coarsest PCG+DIC by one team (CoarsestPcg) against the host's loop, us an iteration,
+//     on coarsest levels shaped like OpenFOAM's
 
 #include "benchSupport.hpp"
+#include "multigrid/CoarsestPcg.hpp"
+#include "testSupport.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -258,17 +263,189 @@ void diluVersusIlu0(const std::string& dataDir)
     }
 }
 
+//- A coarsest level shaped like OpenFOAM's agglomerated one of a group of ranks: a lattice of
+//  (rx bx) x (ry by) x (rz bz) cells, rank by rank a block of bx x by x bz (its rows together, in
+//  rank order); each cell joined to its neighbours across faces and, with edges, across edges too
+//  (18 neighbours: agglomerated cells touch more cells than a hexahedron's six). Joins within a
+//  block are faces; between blocks, interface terms (the processor faces of a group's ranks, which
+//  the level holds as device couplings). Off-diagonals -1 to -2, the diagonal their magnitudes'
+//  sum and 1%.
+LduProblem coarsestLike(int rx, int ry, int rz, int bx, int by, int bz, bool edges, std::vector<int>& ranks)
+{
+    const int nx = rx*bx;
+    const int ny = ry*by;
+    const int nz = rz*bz;
+    const int perRank = bx*by*bz;
+    // row of lattice cell (x, y, z): its rank's block, then lexicographic within the block
+    const auto rankOf = [&](int x, int y, int z) { return (z/bz*ry + y/by)*rx + x/bx; };
+    const auto rowOf = [&](int x, int y, int z)
+    {
+        return rankOf(x, y, z)*perRank + ((z % bz)*by + y % by)*bx + x % bx;
+    };
+    LduProblem p;
+    p.nCells = nx*ny*nz;
+    p.diag.assign(p.nCells, 0.0);
+    std::vector<std::pair<int, int>> joins;
+    for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x)
+    for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+    {
+        const int offsets = std::abs(dx) + std::abs(dy) + std::abs(dz);
+        const int X = x + dx, Y = y + dy, Z = z + dz;
+        if (offsets == 0 || offsets > (edges ? 2 : 1) || X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz)
+        {
+            continue;
+        }
+        const int a = rowOf(x, y, z);
+        const int b = rowOf(X, Y, Z);
+        if (a < b)
+        {
+            joins.push_back({a, b});
+        }
+    }
+    std::sort(joins.begin(), joins.end());
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> coeff(1, 2);
+    for (const auto& [a, b] : joins)
+    {
+        const double c = coeff(rng);
+        p.diag[a] += c;
+        p.diag[b] += c;
+        if (a/perRank == b/perRank)
+        {
+            p.lower.push_back(a);
+            p.upper.push_back(b);
+            p.upperCoeffs.push_back(-c);
+        }
+        else
+        {
+            p.ifCell.insert(p.ifCell.end(), {a, b});
+            p.ifNbr.insert(p.ifNbr.end(), {b, a});
+            p.ifCoeff.insert(p.ifCoeff.end(), {c, c});
+        }
+    }
+    for (double& d : p.diag)
+    {
+        d *= 1.01;
+    }
+    ranks.clear();
+    for (int r = 0; r <= rx*ry*rz; ++r)
+    {
+        ranks.push_back(r*perRank);
+    }
+    return p;
+}
+
+//- The coarsest PCG+DIC by one team (CoarsestPcg) and by the host's loop (LduSystem on the CPU
+//  executor with the team's parts), us an iteration: solves of 1 and of up to 41 iterations (no
+//  tolerance; the difference over the iterations' difference), each the median of 20
+void coarsestTeam()
+{
+    std::printf("\nGAMG's coarsest PCG+DIC by one team against the host's loop (us an iteration)\n");
+    std::printf("%-34s %6s %6s %8s %9s %7s %7s %9s %9s\n", "level", "rows", "parts", "largest",
+                "lower p0", "nnz", "terms", "team us", "host us");
+    struct Shape
+    {
+        const char* name;
+        int rx, ry, rz, bx, by, bz;
+        bool edges;
+    };
+    for (const Shape& s : {Shape{"64 ranks of 2x3x2, 18 neighbours", 4, 4, 4, 2, 3, 2, true},
+                           Shape{"64 ranks of 2x3x2, 6 neighbours", 4, 4, 4, 2, 3, 2, false},
+                           Shape{"32 ranks of 2x3x2, 18 neighbours", 4, 4, 2, 2, 3, 2, true},
+                           Shape{"16 ranks of 3x3x3, 18 neighbours", 4, 2, 2, 3, 3, 3, true},
+                           Shape{"27 ranks of 3x3x3, 18 neighbours", 3, 3, 3, 3, 3, 3, true},
+                           Shape{"64 ranks of 2x2x2, 18 neighbours", 4, 4, 4, 2, 2, 2, true},
+                           Shape{"8 ranks of 2x3x2, 18 neighbours", 2, 2, 2, 2, 3, 2, true}})
+    {
+        std::vector<int> ranks;
+        const LduProblem p = coarsestLike(s.rx, s.ry, s.rz, s.bx, s.by, s.bz, s.edges, ranks);
+        const std::vector<int> parts = CoarsestPcg<Bench>::teamParts(p.nCells, p.lower, p.upper);
+        std::vector<double> coeffs;
+        const DeviceCouplings couplings = deviceCouplings(p, coeffs);
+        LduSystemImpl<Bench> level(p.addressing());
+        auto host = makeLduSystem(Executor::cpu, p.addressing());
+        host->setParts(parts);
+        for (LduSystem* sys : {static_cast<LduSystem*>(&level), host.get()})
+        {
+            sys->setDeviceCouplings(couplings);
+            sys->setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
+            sys->setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
+        }
+        const Coupling none;
+        if (!CoarsestPcg<Bench>::usable(level, none, true, parts))
+        {
+            std::printf("%-34s not the team's\n", s.name);
+            continue;
+        }
+        int largest = 0;
+        long largestLower = 0;
+        for (std::size_t q = 0; q + 1 < parts.size(); ++q)
+        {
+            largest = std::max(largest, parts[q + 1] - parts[q]);
+        }
+        for (int f = 0; f < p.nFaces(); ++f)
+        {
+            // the lower entries of the first part's rows: its DIC chain's length each way
+            largestLower += p.upper[f] < parts[1];
+        }
+        CoarsestPcg<Bench> team;
+        team.setMatrix(level, parts);
+        const std::vector<double> b = referenceSource(p);
+        Vec src(b.begin(), b.end());
+        Vec corr(p.nCells);
+        SolverControls c;
+        c.tolerance = 0;
+        // us an iteration: (t(many) - t(1))/(its(many) - its(1)), the iterations as counted
+        const auto perIteration = [&](const auto& run, const auto& count)
+        {
+            double ms[2];
+            long its[2];
+            int k = 0;
+            for (int maxIter : {1, 41})
+            {
+                c.maxIter = maxIter;
+                const long before = count();
+                ms[k] = medianMs(20, run);
+                its[k] = (count() - before)/21;
+                ++k;
+            }
+            return 1e3*(ms[1] - ms[0])/std::max(1L, its[1] - its[0]);
+        };
+        long hostIts = 0;
+        std::vector<double> psi(p.nCells);
+        const double teamUs = perIteration([&]() { team.solve(level, ptr(src), ptr(corr), c); },
+                                           [&]() { return team.iterations(); });
+        const double hostUs = perIteration(
+            [&]() {
+                std::fill(psi.begin(), psi.end(), 0.0);
+                hostIts += host->solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c,
+                                       Preconditioner::named("DIC"), none).nIterations; },
+            [&]() { return hostIts; });
+        std::printf("%-34s %6d %6d %8d %9ld %7d %7zu %9.2f %9.2f\n", s.name, p.nCells, int(parts.size()) - 1,
+                    largest, largestLower, level.matrix().nnz(), coeffs.size(), teamUs, hostUs);
+    }
+}
+
 int main(int argc, char** argv)
 {
     const int n = argc > 1 ? std::atoi(argv[1]) : 100;
     const std::string dataDir = argc > 2 ? argv[2] : GPULDU_TEST_DATA_DIR;
+    const bool coarsestOnly = argc > 3 && std::string(argv[3]) == "coarsest";
     try
     {
         const double bandwidth = bench::copyBandwidth<Bench>();
         std::printf("gpuLduBench, %s backend: device copy bandwidth %.2f TB/s (read + write)\n",
                     Bench::executor == Executor::gpu ? "gpu" : "cpu", bandwidth);
-        LaplacianBench(n, bandwidth).run();
-        diluVersusIlu0(dataDir);
+        if (!coarsestOnly)
+        {
+            LaplacianBench(n, bandwidth).run();
+            diluVersusIlu0(dataDir);
+        }
+        coarsestTeam();
     }
     catch (const std::exception& e)
     {
