@@ -8,7 +8,7 @@
 #ifndef GPULDU_LDUSYSTEMIMPL_HPP
 #define GPULDU_LDUSYSTEMIMPL_HPP
 
-#include "krylov/HaloExchange.hpp"
+#include "krylov/DeviceCouplingTerms.hpp"
 #include "krylov/KrylovMethodList.hpp"
 #include "krylov/UploadAhead.hpp"
 #include "matrix/CsrMatrix.hpp"
@@ -64,16 +64,8 @@ private:
     //- The rows of each rank whose matrix this system holds (setParts)
     std::vector<int> partStarts_;
 
-    //- The interface terms applied here (setDeviceCouplings): pattern, then the coefficients
-    //  of A and of A^T one after the other
-    Vector<int> dcRows_;
-    Vector<int> dcStart_;
-    Vector<int> dcCols_;
-    Vector<double> dcCoeffs_;
-    //- The device couplings' terms by row: where row i's start in dcCols_ (every row)
-    Vector<int> dcRowStart_;
-    //- Their halo: x across faces to other systems (DeviceCouplings::haloSend, nHalo)
-    HaloExchange<B> halo_;
+    //- The interface terms applied here (setDeviceCouplings)
+    DeviceCouplingTerms<B> terms_;
 
     //- The interface cells, and x and y there (on the backend, then on the host)
     Vector<int> ifCells_;
@@ -145,18 +137,14 @@ private:
             }
         };
         host(InterfacePhase::early);
-        if (!dcRows_.empty())
+        if (!terms_.empty())
         {
             if (x)
             {
                 exchangeHalo(x, coupling);
             }
-            const int nTerms = int(dcCols_.size());
-            const bool add = kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes;
-            forEach<B>(0, int(dcRows_.size()), detail::ApplyCouplings{
-                ptr(dcRows_), ptr(dcStart_), ptr(dcCols_),
-                ptr(dcCoeffs_) + (kind == InterfaceTerms::productT ? nTerms : 0), x, y, add,
-                n(), halo_.values()});
+            terms_.apply(y, x, kind == InterfaceTerms::productT,
+                         kind == InterfaceTerms::residual || kind == InterfaceTerms::magnitudes);
         }
         host(InterfacePhase::late);
     }
@@ -337,55 +325,21 @@ public:
 
     void setDeviceCouplings(const DeviceCouplings& c) override
     {
-        const int nRows = int(c.rows.size());
-        bool valid = int(c.start.size()) == nRows + 1 && c.start[0] == 0 && int(c.cols.size()) == c.nTerms();
-        for (int j = 0; valid && j < nRows; ++j)
-        {
-            valid = c.rows[j] >= 0 && c.rows[j] < n() && c.start[j] <= c.start[j + 1]
-                && (j == 0 || c.rows[j - 1] < c.rows[j]);
-        }
-        for (std::size_t k = 0; valid && k < c.cols.size(); ++k)
-        {
-            valid = c.cols[k] >= 0 && c.cols[k] < n() + c.nHalo;
-        }
-        for (std::size_t k = 0; valid && k < c.haloSend.size(); ++k)
-        {
-            valid = c.haloSend[k] >= 0 && c.haloSend[k] < n();
-        }
-        if (!valid)
-        {
-            throw Error("gpuLdu: device couplings out of range or not in ascending rows");
-        }
-        dcRows_.resize(nRows);
-        dcStart_.resize(nRows + 1);
-        dcCols_.resize(c.cols.size());
-        dcCoeffs_.resize(2*c.cols.size());
-        B::upload(ptr(dcRows_), c.rows.data(), nRows);
-        B::upload(ptr(dcStart_), c.start.data(), nRows + 1);
-        B::upload(ptr(dcCols_), c.cols.data(), c.cols.size());
-        interfaceRowStarts<B>(ptr(dcRows_), ptr(dcStart_), nRows, n(), dcRowStart_);
-        halo_.set(c);
+        terms_.set(c, n());
     }
 
     //- The device couplings' terms by row, as lduMatrix::residual adds them (none: empty);
     //  those that read x across read the halo of the last exchangeHalo
     detail::InterfaceRowTerms interfaceRowTerms() const
     {
-        if (dcRows_.empty())
-        {
-            return {};
-        }
-        return {ptr(dcRowStart_), ptr(dcCols_), ptr(dcCoeffs_), n(), hasHalo() ? halo_.values() : nullptr};
+        return terms_.rowTerms();
     }
 
     //- The halo of x (x across the faces to other systems: HaloExchange), where this system has
     //  one, for the terms that read it
     void exchangeHalo(const double* x, const Coupling& coupling)
     {
-        if (hasHalo())
-        {
-            halo_.exchange(x, coupling, ws_);
-        }
+        terms_.exchangeHalo(x, coupling, ws_);
     }
 
     //- Whether a coupling has interfaces of this system that the host evaluates itself
@@ -404,20 +358,19 @@ public:
 
     void setDeviceCouplingCoeffs(const double* coeffs, const double* intCoeffs) override
     {
-        const std::size_t m = dcCols_.size();
-        ws_.upload(ptr(dcCoeffs_), {{coeffs, m}, {intCoeffs, m}});
+        terms_.setCoeffs(coeffs, intCoeffs, ws_);
     }
 
     int nDeviceCouplingTerms() const
     {
-        return int(dcCols_.size());
+        return terms_.nTerms();
     }
 
     //- The device coupling coefficients from the backend: nDeviceCouplingTerms of A, then as
     //  many of A^T, copied in the kernels' order
     void setDeviceCouplingCoeffsOnBackend(const double* both)
     {
-        thrust::copy_n(B::policy(), both, 2*dcCols_.size(), dcCoeffs_.begin());
+        terms_.setCoeffsOnBackend(both);
     }
 
     //- y = A x, coupled interfaces included (x, y on the backend): OpenFOAM's Amul.
@@ -447,12 +400,12 @@ public:
     }
 
     //- Whether some device coupling terms read x across, in the halo (HaloExchange)
-    bool hasHalo() const { return halo_.size() > 0; }
+    bool hasHalo() const { return terms_.hasHalo(); }
 
     //- Whether a coupling puts terms on this system's rows
     bool hasInterfaces(const Coupling& coupling) const
     {
-        return !dcRows_.empty() || hasHostInterfaces(coupling);
+        return !terms_.empty() || hasHostInterfaces(coupling);
     }
 
     //- Whether this system's products, interface terms and sums under a coupling stay on the

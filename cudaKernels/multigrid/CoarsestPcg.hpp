@@ -21,13 +21,6 @@
 // Everything the loop reads lives in the team's scratch (the block's shared memory), the matrix,
 // its factor and terms copied there once a launch: the DIC sweeps are chains of dependent loads,
 // each a trip to L2 (about 0.3 us) where they are global memory, about 30 cycles in shared memory.
-// There the level takes the team's layout (CoarsestPcg::Layout): after a part of an even number
-// of rows one unused row, so that each part's rows and entries (its rows and twice its faces)
-// start an odd number of places after the part before. The parts' threads read at their parts'
-// strides, and parts of one size (one decomposition on every rank: each rank's coarsest block the
-// same) at an even stride share a few of the 32 banks of shared memory, each read replayed per
-// thread: on 64 parts of 12 rows the sweeps took 29.6k cycles an iteration, 15.5k at odd strides
-// (H200, gpuLduBench's coarsest section; clock64 probes).
 // With the vectors in shared memory and the matrix in global memory an iteration took 35 us (443
 // rows in 32 parts, 2 x H200: about 1 us a row of a part's sweeps), the host's loop 15-32 us; as
 // it is, on OpenFOAM's 8M cavity3D level of 64 ranks (864 rows, about 108 parts; H200) 24.6 us
@@ -55,12 +48,10 @@ namespace detail
 //  team's first thread)
 struct CoarsestPcgTeam
 {
-    //- The level's arrays the loop reads, in the team's layout (in the team's scratch once
-    //  staged): part q's rows [partStart[q], partEnd[q]), unused rows between parts
+    //- The level's arrays the loop reads (in the team's scratch once staged)
     struct Arrays
     {
         const int* partStart;
-        const int* partEnd;
         const int* rowStart;
         const int* col;
         const int* diagPos;
@@ -72,18 +63,11 @@ struct CoarsestPcgTeam
         const double* termC;
     };
 
-    //- Rows and entries in the team's layout (unused ones included)
     int n;
     int nParts;
     int nnz;
     int nTerms;
-    //- The layout's arrays; val, rD and termC the level's own, in its order (val and rD
-    //  gathered by entrySource and rowSource as they are staged)
     Arrays global;
-    //- The level's row of each row of the layout, its entry of each entry (-1: unused; an
-    //  unused row's one entry its diagonal, 1)
-    const int* rowSource;
-    const int* entrySource;
     const double* source;
     double* corr;
     long* iterations;
@@ -91,11 +75,11 @@ struct CoarsestPcgTeam
 
     //- psi, r, w, p (n each), 3 x nParts partial sums, the values, rD and the terms'
     //  coefficients; then the ints (two to a double): the row starts, columns, diagonal
-    //  positions, part starts and ends, the terms' row starts and columns
+    //  positions, part starts, the terms' row starts and columns
     static int scratchDoubles(int n, int nParts, int nnz, int nTerms)
     {
         const long doubles = 5L*n + 3L*nParts + nnz + nTerms;
-        const long ints = 3L*n + 2 + nnz + 2L*nParts + 1 + 1 + nTerms;
+        const long ints = 3L*n + 2 + nnz + nParts + 1 + 1 + nTerms;
         const long total = doubles + (ints + 1)/2;
         return total > (1L << 30) ? (1 << 30) : int(total);
     }
@@ -122,24 +106,14 @@ struct CoarsestPcgTeam
         int* col = rowStart + n + 1;
         int* diagPos = col + nnz;
         int* partStart = diagPos + n;
-        int* partEnd = partStart + nParts + 1;
-        int* termStart = partEnd + nParts;
+        int* termStart = partStart + nParts + 1;
         int* termCols = termStart + n + 1;
-        for (int e = t.lane(); e < nnz; e += t.size())
-        {
-            const int k = entrySource[e];
-            val[e] = k >= 0 ? global.val[k] : 1.0;
-        }
-        for (int i = t.lane(); i < n; i += t.size())
-        {
-            const int j = rowSource[i];
-            rD[i] = j >= 0 ? global.rD[j] : 0.0;
-        }
+        copy(t, global.val, val, nnz);
+        copy(t, global.rD, rD, n);
         copy(t, global.rowStart, rowStart, n + 1);
         copy(t, global.col, col, nnz);
         copy(t, global.diagPos, diagPos, n);
         copy(t, global.partStart, partStart, nParts + 1);
-        copy(t, global.partEnd, partEnd, nParts);
         if (nTerms > 0)
         {
             copy(t, global.termC, termC, nTerms);
@@ -147,14 +121,14 @@ struct CoarsestPcgTeam
             copy(t, global.termCols, termCols, nTerms);
         }
         t.sync();
-        return {partStart, partEnd, rowStart, col, diagPos, val, rD, termStart, termCols, termC};
+        return {partStart, rowStart, col, diagPos, val, rD, termStart, termCols, termC};
     }
 
     //- DIC of part q: w = M^-1 r over its rows (forward, then backward); returns w.r there
     GPULDU_HD static double precondition(const Arrays& a, int q, const double* r, double* w)
     {
         const int first = a.partStart[q];
-        const int end = a.partEnd[q];
+        const int end = a.partStart[q + 1];
         for (int i = first; i < end; ++i)
         {
             double acc = a.rD[i]*r[i];
@@ -229,23 +203,15 @@ struct CoarsestPcgTeam
         double* residual = wApA + nParts;
         const Arrays a = stage(t, residual + nParts);
 
-        // psi = 0, r = source (an unused row's all zero, p too: its product's row reads it);
-        // normFactor and the initial residual from sum|source|
-        for (int i = lane; i < n; i += size)
-        {
-            const int j = rowSource[i];
-            psi[i] = 0;
-            r[i] = j >= 0 ? source[j] : 0.0;
-            w[i] = 0;
-            p[i] = 0;
-        }
-        t.sync();
+        // psi = 0, r = source; normFactor and the initial residual from sum|source|
         for (int q = lane; q < nParts; q += size)
         {
             double s = 0;
-            for (int i = a.partStart[q]; i < a.partEnd[q]; ++i)
+            for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
             {
-                s = s + (0.0 + magnitude(r[i]));
+                psi[i] = 0;
+                r[i] = source[i];
+                s = s + (0.0 + magnitude(source[i]));
             }
             residual[q] = s;
         }
@@ -280,7 +246,7 @@ struct CoarsestPcgTeam
                 for (int q = lane; q < nParts; q += size)
                 {
                     double s = 0;
-                    for (int i = a.partStart[q]; i < a.partEnd[q]; ++i)
+                    for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
                     {
                         s = s + w[i]*p[i];
                     }
@@ -292,6 +258,9 @@ struct CoarsestPcgTeam
                 {
                     break;
                 }
+                // psi and r row by row over the team, then each part's sum of |r| (in a part's
+                // thread, a row's update waited on the row before: 4.1k cycles an iteration
+                // against 2.5k on 64 parts of 12 rows, H200, clock64 probes)
                 const double alpha = wArANow/wApANow;
                 for (int i = lane; i < n; i += size)
                 {
@@ -302,7 +271,7 @@ struct CoarsestPcgTeam
                 for (int q = lane; q < nParts; q += size)
                 {
                     double s = 0;
-                    for (int i = a.partStart[q]; i < a.partEnd[q]; ++i)
+                    for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
                     {
                         s = s + magnitude(r[i]);
                     }
@@ -321,11 +290,7 @@ struct CoarsestPcgTeam
         t.sync();
         for (int i = lane; i < n; i += size)
         {
-            const int j = rowSource[i];
-            if (j >= 0)
-            {
-                corr[j] = psi[i];
-            }
+            corr[i] = psi[i];
         }
         if (lane == 0)
         {
@@ -352,142 +317,11 @@ class CoarsestPcg
     template<class T>
     using Vector = typename B::template Vector<T>;
 
-public:
-    //- The level in the team's layout (see the file's head), on the host: after each part of an
-    //  even number of rows an unused row (its one entry its diagonal, 1; no terms); the level's
-    //  rows, entries and device couplings' terms in their order
-    struct Layout
-    {
-        std::vector<int> partStart;
-        std::vector<int> partEnd;
-        std::vector<int> rowStart;
-        std::vector<int> col;
-        std::vector<int> diagPos;
-        std::vector<int> termStart;
-        std::vector<int> termCols;
-        std::vector<int> rowSource;
-        std::vector<int> entrySource;
-
-        int nRows() const
-        {
-            return int(rowSource.size());
-        }
-
-        int nEntries() const
-        {
-            return int(entrySource.size());
-        }
-
-        //- From the level's CSR arrays and its terms by row (termStart empty: none)
-        static Layout of(const std::vector<int>& parts, const std::vector<int>& rowStart, const std::vector<int>& col,
-                         const std::vector<int>& diagPos, const std::vector<int>& termStart,
-                         const std::vector<int>& termCols)
-        {
-            Layout l;
-            const int n = int(diagPos.size());
-            std::vector<int> rowOf(n);
-            for (std::size_t q = 0; q + 1 < parts.size(); ++q)
-            {
-                l.partStart.push_back(l.nRows());
-                for (int i = parts[q]; i < parts[q + 1]; ++i)
-                {
-                    rowOf[i] = l.nRows();
-                    l.rowSource.push_back(i);
-                    l.rowStart.push_back(l.nEntries());
-                    l.diagPos.push_back(l.nEntries() + diagPos[i] - rowStart[i]);
-                    for (int k = rowStart[i]; k < rowStart[i + 1]; ++k)
-                    {
-                        l.entrySource.push_back(k);
-                        l.col.push_back(col[k]);
-                    }
-                    l.termStart.push_back(termStart.empty() ? 0 : termStart[i]);
-                }
-                l.partEnd.push_back(l.nRows());
-                if ((parts[q + 1] - parts[q]) % 2 == 0)
-                {
-                    // an unused row: the diagonal alone, no terms (those of the part's next row on)
-                    l.rowSource.push_back(-1);
-                    l.rowStart.push_back(l.nEntries());
-                    l.diagPos.push_back(l.nEntries());
-                    l.termStart.push_back(termStart.empty() ? 0 : termStart[parts[q + 1]]);
-                    l.entrySource.push_back(-1);
-                    l.col.push_back(l.nRows() - 1);
-                }
-            }
-            l.partStart.push_back(l.nRows());
-            l.rowStart.push_back(l.nEntries());
-            l.termStart.push_back(termStart.empty() ? 0 : termStart[n]);
-            // the columns (a level's rows, past them its unused rows' own) in the layout's rows
-            for (int e = 0; e < l.nEntries(); ++e)
-            {
-                if (l.entrySource[e] >= 0)
-                {
-                    l.col[e] = rowOf[l.col[e]];
-                }
-            }
-            for (const int c : termCols)
-            {
-                l.termCols.push_back(rowOf[c]);
-            }
-            return l;
-        }
-    };
-
-private:
+    Vector<int> partStart_;
     std::vector<int> parts_;
-    Layout layout_;
-    //- The level's entries in layout_
-    int layoutEntries_ = 0;
-    //- layout_'s arrays on the backend
-    Vector<int> partStart_, partEnd_, rowStart_, col_, diagPos_, termStart_, termCols_, rowSource_, entrySource_;
     Vector<long> iterations_;
     //- A bad pivot of the DIC factor: thrown by the next solve (where GAMG iterates)
     std::unique_ptr<ValueError> badPivot_;
-
-    template<class T>
-    static std::vector<T> toHost(const Vector<T>& v, std::size_t count)
-    {
-        std::vector<T> h(count);
-        B::download(h.data(), ptr(v), count);
-        return h;
-    }
-
-    template<class T>
-    static void toBackend(Vector<T>& v, const std::vector<T>& h)
-    {
-        v.resize(h.size());
-        B::upload(ptr(v), h.data(), h.size());
-    }
-
-    //- layout_ of the level in parts_, and its arrays on the backend
-    void setLayout(const Level& level)
-    {
-        const CsrMatrix<B>& A = level.matrix();
-        const int n = level.n();
-        std::vector<int> termStart;
-        std::vector<int> termCols;
-        const detail::InterfaceRowTerms terms = level.interfaceRowTerms();
-        const int nTerms = level.nDeviceCouplingTerms();
-        if (nTerms > 0)
-        {
-            termStart.resize(n + 1);
-            termCols.resize(nTerms);
-            B::download(termStart.data(), terms.rowStart, n + 1);
-            B::download(termCols.data(), terms.cols, nTerms);
-        }
-        layoutEntries_ = A.nnz();
-        layout_ = Layout::of(parts_, toHost(A.rowStart, n + 1), toHost(A.col, A.nnz()), toHost(A.diagPos, n),
-                             termStart, termCols);
-        toBackend(partStart_, layout_.partStart);
-        toBackend(partEnd_, layout_.partEnd);
-        toBackend(rowStart_, layout_.rowStart);
-        toBackend(col_, layout_.col);
-        toBackend(diagPos_, layout_.diagPos);
-        toBackend(termStart_, layout_.termStart);
-        toBackend(termCols_, layout_.termCols);
-        toBackend(rowSource_, layout_.rowSource);
-        toBackend(entrySource_, layout_.entrySource);
-    }
 
 public:
     //- A part's rows are one thread's sequential work (a row of its sweeps about 0.05 us an
@@ -549,11 +383,10 @@ public:
             && scratchDoubles(level, nParts) <= B::teamScratchDoubles();
     }
 
-    //- The team's scratch for the level in nParts parts (its layout's unused rows and entries at
-    //  most one a part)
+    //- The team's scratch for the level in nParts parts
     static int scratchDoubles(const Level& level, int nParts)
     {
-        return detail::CoarsestPcgTeam::scratchDoubles(level.n() + nParts, nParts, level.matrix().nnz() + nParts,
+        return detail::CoarsestPcgTeam::scratchDoubles(level.n(), nParts, level.matrix().nnz(),
                                                        level.nDeviceCouplingTerms());
     }
 
@@ -566,14 +399,9 @@ public:
     //  iteration count zeroed
     void setMatrix(Level& level, const std::vector<int>& parts)
     {
-        // (the level's rows, entries and terms are its mesh's: as long as it stands, with its parts)
-        const bool stands = parts == parts_ && layout_.nRows() > 0 && layoutEntries_ == level.matrix().nnz()
-                         && int(layout_.termCols.size()) == level.nDeviceCouplingTerms();
-        if (!stands)
-        {
-            parts_ = parts;
-            setLayout(level);
-        }
+        parts_ = parts;
+        partStart_.resize(parts_.size());
+        B::upload(ptr(partStart_), parts_.data(), parts_.size());
         const long zero = 0;
         B::upload(ptr(iterations_), &zero, 1);
         badPivot_.reset();
@@ -594,21 +422,15 @@ public:
         {
             throw *badPivot_;
         }
-        const Layout& l = layout_;
+        const CsrMatrix<B>& A = level.matrix();
+        const detail::InterfaceRowTerms terms = level.interfaceRowTerms();
         const detail::CoarsestPcgTeam team{
-            l.nRows(), int(parts_.size()) - 1, l.nEntries(), int(l.termCols.size()),
-            {ptr(partStart_), ptr(partEnd_), ptr(rowStart_), ptr(col_), ptr(diagPos_), ptr(level.matrix().val),
+            level.n(), int(parts_.size()) - 1, A.nnz(), level.nDeviceCouplingTerms(),
+            {ptr(partStart_), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val),
              ptr(level.preconditioners().template instance<preconditioners::DicDilu>().rD()),
-             ptr(termStart_), ptr(termCols_), level.interfaceRowTerms().c},
-            ptr(rowSource_), ptr(entrySource_), src, corr, ptr(iterations_), controls};
-        B::forEachTeam(0, 1, teamSize, team,
-                       detail::CoarsestPcgTeam::scratchDoubles(team.n, team.nParts, team.nnz, team.nTerms));
-    }
-
-    //- The team's layout of the level (with new parts: once a mesh)
-    const Layout& layout() const
-    {
-        return layout_;
+             terms.rowStart, terms.cols, terms.c},
+            src, corr, ptr(iterations_), controls};
+        B::forEachTeam(0, 1, teamSize, team, scratchDoubles(level, team.nParts));
     }
 
     //- The iterations of the solves since setMatrix (one transfer)

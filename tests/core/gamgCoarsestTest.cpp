@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <tuple>
 #include <utility>
 
@@ -248,90 +247,6 @@ TYPED_TEST(GamgTest, TeamPartsAreBlocksNoFaceJoins)
     const LduProblem whole = poisson3D(7, 6, 12, 31, -1);
     EXPECT_EQ(CoarsestPcg<TypeParam>::teamParts(whole.nCells, whole.lower, whole.upper),
               (std::vector<int>{0, whole.nCells}));
-}
-
-//- The team's layout (CoarsestPcg::Layout) holds every row and entry of the level once, in
-//  order, with the level's columns and terms; each part starts an odd number of rows and entries
-//  after the part before; an unused row has its own column alone and no terms
-TYPED_TEST(GamgTest, TeamLayoutStaggersTheParts)
-{
-    for (const auto& [nx, ny] : {std::pair{7, 6}, {2, 2}, {3, 3}})
-    {
-        SCOPED_TRACE(testing::Message() << nx << " x " << ny << " slabs");
-        std::vector<int> slabStarts;
-        const LduProblem p = slabs(nx, ny, 12, 12, 31, slabStarts);
-        const std::vector<int> parts = CoarsestPcg<TypeParam>::teamParts(p.nCells, p.lower, p.upper);
-        std::vector<double> coeffs;
-        LduSystemImpl<TypeParam> level(p.addressing());
-        level.setDeviceCouplings(deviceCouplings(p, coeffs));
-        level.setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
-        level.setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-        CoarsestPcg<TypeParam> team;
-        team.setMatrix(level, parts);
-        const auto& l = team.layout();
-        const CsrMatrix<TypeParam>& A = level.matrix();
-        const auto toHostInts = [](const auto& v)
-        {
-            std::vector<int> h(v.size());
-            TypeParam::download(h.data(), ptr(v), h.size());
-            return h;
-        };
-        const std::vector<int> rowStart = toHostInts(A.rowStart);
-        const std::vector<int> col = toHostInts(A.col);
-        const std::vector<int> diagPos = toHostInts(A.diagPos);
-        const detail::InterfaceRowTerms terms = level.interfaceRowTerms();
-        std::vector<int> termStart(p.nCells + 1);
-        std::vector<int> termCols(level.nDeviceCouplingTerms());
-        TypeParam::download(termStart.data(), terms.rowStart, termStart.size());
-        TypeParam::download(termCols.data(), terms.cols, termCols.size());
-        ASSERT_EQ(l.partStart.size(), parts.size());
-        std::vector<int> rows;
-        std::vector<int> entries;
-        for (int i = 0; i < l.nRows(); ++i)
-        {
-            const int j = l.rowSource[i];
-            if (j >= 0)
-            {
-                rows.push_back(j);
-                ASSERT_EQ(l.diagPos[i] - l.rowStart[i], diagPos[j] - rowStart[j]);
-                ASSERT_EQ(l.termStart[i + 1] - l.termStart[i], termStart[j + 1] - termStart[j]);
-                for (int t = 0; t < termStart[j + 1] - termStart[j]; ++t)
-                {
-                    EXPECT_EQ(l.rowSource[l.termCols[l.termStart[i] + t]], termCols[termStart[j] + t]);
-                }
-            }
-            else
-            {
-                EXPECT_EQ(l.termStart[i + 1], l.termStart[i]);
-                EXPECT_EQ(l.entrySource[l.diagPos[i]], -1);
-            }
-            for (int e = l.rowStart[i]; e < l.rowStart[i + 1]; ++e)
-            {
-                const int k = l.entrySource[e];
-                if (k >= 0)
-                {
-                    entries.push_back(k);
-                    EXPECT_EQ(l.rowSource[l.col[e]], col[k]);
-                }
-                else
-                {
-                    EXPECT_EQ(l.col[e], i);
-                }
-            }
-        }
-        std::vector<int> all(p.nCells);
-        std::iota(all.begin(), all.end(), 0);
-        EXPECT_EQ(rows, all);
-        all.resize(A.nnz());
-        std::iota(all.begin(), all.end(), 0);
-        EXPECT_EQ(entries, all);
-        for (std::size_t q = 0; q + 1 < parts.size(); ++q)
-        {
-            EXPECT_EQ(l.partEnd[q] - l.partStart[q], parts[q + 1] - parts[q]);
-            EXPECT_EQ((l.partStart[q + 1] - l.partStart[q]) % 2, 1) << "part " << q;
-            EXPECT_EQ((l.rowStart[l.partStart[q + 1]] - l.rowStart[l.partStart[q]]) % 2, 1) << "part " << q;
-        }
-    }
 }
 
 //- The coarsest solve by one team (CoarsestPcg: one block on the GPU, one thread on the host) is
