@@ -12,7 +12,6 @@
 
 #include <thrust/copy.h>
 
-#include <vector>
 
 namespace gpuLdu
 {

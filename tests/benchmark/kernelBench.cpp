@@ -270,7 +270,7 @@ void diluVersusIlu0(const std::string& dataDir)
 //  block are faces; between blocks, interface terms (the processor faces of a group's ranks, which
 //  the level holds as device couplings). Off-diagonals -1 to -2, the diagonal their magnitudes'
 //  sum and 1%.
-LduProblem coarsestLike(int rx, int ry, int rz, int bx, int by, int bz, bool edges, std::vector<int>& ranks)
+LduProblem coarsestLike(int rx, int ry, int rz, int bx, int by, int bz, bool edges)
 {
     const int nx = rx*bx;
     const int ny = ry*by;
@@ -331,11 +331,6 @@ LduProblem coarsestLike(int rx, int ry, int rz, int bx, int by, int bz, bool edg
     {
         d *= 1.01;
     }
-    ranks.clear();
-    for (int r = 0; r <= rx*ry*rz; ++r)
-    {
-        ranks.push_back(r*perRank);
-    }
     return p;
 }
 
@@ -361,20 +356,13 @@ void coarsestTeam()
                            Shape{"64 ranks of 2x2x2, 18 neighbours", 4, 4, 4, 2, 2, 2, true},
                            Shape{"8 ranks of 2x3x2, 18 neighbours", 2, 2, 2, 2, 3, 2, true}})
     {
-        std::vector<int> ranks;
-        const LduProblem p = coarsestLike(s.rx, s.ry, s.rz, s.bx, s.by, s.bz, s.edges, ranks);
+        const LduProblem p = coarsestLike(s.rx, s.ry, s.rz, s.bx, s.by, s.bz, s.edges);
         const std::vector<int> parts = CoarsestPcg<Bench>::teamParts(p.nCells, p.lower, p.upper);
-        std::vector<double> coeffs;
-        const DeviceCouplings couplings = deviceCouplings(p, coeffs);
         LduSystemImpl<Bench> level(p.addressing());
         auto host = makeLduSystem(Executor::cpu, p.addressing());
         host->setParts(parts);
-        for (LduSystem* sys : {static_cast<LduSystem*>(&level), host.get()})
-        {
-            sys->setDeviceCouplings(couplings);
-            sys->setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
-            sys->setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-        }
+        setCoupledProblem(level, p);
+        setCoupledProblem(*host, p);
         const Coupling none;
         if (!CoarsestPcg<Bench>::usable(level, none, true, parts))
         {
@@ -426,7 +414,7 @@ void coarsestTeam()
                                        Preconditioner::named("DIC"), none).nIterations; },
             [&]() { return hostIts; });
         std::printf("%-34s %6d %6d %8d %9ld %7d %7zu %9.2f %9.2f\n", s.name, p.nCells, int(parts.size()) - 1,
-                    largest, largestLower, level.matrix().nnz(), coeffs.size(), teamUs, hostUs);
+                    largest, largestLower, level.matrix().nnz(), p.ifCell.size(), teamUs, hostUs);
     }
 }
 

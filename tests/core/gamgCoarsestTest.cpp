@@ -268,20 +268,11 @@ TYPED_TEST(GamgTest, TeamPcgIsTheHostPcg)
             reverseFacesOfEachOwner(p);
         }
         const std::vector<int> parts = CoarsestPcg<TypeParam>::teamParts(p.nCells, p.lower, p.upper);
-        std::vector<double> coeffs;
-        const DeviceCouplings couplings = deviceCouplings(p, coeffs);
         LduSystemImpl<TypeParam> level(p.addressing());
         auto host = makeLduSystem(Executor::cpu, p.addressing());
         host->setParts(parts);
-        for (LduSystem* s : {static_cast<LduSystem*>(&level), host.get()})
-        {
-            if (nSlabs > 1)
-            {
-                s->setDeviceCouplings(couplings);
-                s->setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
-            }
-            s->setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
-        }
+        setCoupledProblem(level, p);
+        setCoupledProblem(*host, p);
         const Coupling none;
         ASSERT_TRUE(CoarsestPcg<TypeParam>::usable(level, none, true, parts));
         ASSERT_EQ(!reversed, level.matrix().columnsAscending);

@@ -85,6 +85,19 @@ inline DeviceCouplings deviceCouplings(const LduProblem& p, std::vector<double>&
     return c;
 }
 
+//- A system takes a test problem whole: its interface terms as the system's device couplings
+//  (where it has any: deviceCouplings, the coefficients of A and A^T the same), then its matrix
+inline void setCoupledProblem(LduSystem& s, const LduProblem& p)
+{
+    if (!p.ifCell.empty())
+    {
+        std::vector<double> coeffs;
+        s.setDeviceCouplings(deviceCouplings(p, coeffs));
+        s.setDeviceCouplingCoeffs(coeffs.data(), coeffs.data());
+    }
+    s.setMatrix(p.diag.data(), p.upperCoeffs.data(), p.lowerOrNull());
+}
+
 //- The data pointers of arrays, one per level (GamgHierarchy::setDeviceCouplingCoeffs)
 inline std::vector<const double*> dataOf(const std::vector<std::vector<double>>& arrays)
 {
