@@ -82,9 +82,16 @@ if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
     RANKS=6 SPLIT=random decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroups 'p|pFinal' GaussSeidel)" icoFoam one 2
     RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes 'p|pFinal' DIC)" icoFoam one 1
     RANKS=6 SPLIT=random HALO=no decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-6ranks-twoGroups p DIC)")" icoFoam one 2
-    # 3 ranks on two devices: a group of two beside a rank alone, whose hierarchy is its own: then
-    # every rank keeps its own (a hierarchy beside a rank's own was seen to hang), and says so
-    RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam own 2
+    # a rank alone on its device beside a group of two (3 ranks on two devices): a group of one,
+    # every device's ranks one hierarchy, their faces read across
+    RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam one 2
+fi
+# two groups on one device (gpuLduRanksPerSystem 2 on 3 ranks: a group of two and one of one;
+# with executor gpu their owners exchange through the host, NCCL taking one rank a device)
+RANKS=3 SPLIT="3 1 1" RANKS_PER_SYSTEM=2 decomposed "$(gamgCase cavity cavity-p-3ranks-pairs 'p|pFinal' DIC)" icoFoam one
+# 5 ranks on four devices: groups of 2, 1, 1, 1
+if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 4 ]; then
+    RANKS=5 SPLIT="5 1 1" decomposed "$(gamgCase cavity cavity-p-5ranks-fourDevices 'p|pFinal' GaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one 4
 fi
 # Eight devices (issue 47's many groups, pretended): 16 ranks split 4 x 4, a group of two a
 # device, each group's faces read across to two or three others on every level

@@ -106,7 +106,8 @@ toTolerance()
 # random rank, an irregular split with many patches) and run on RANKS ranks (default 4: SPLIT's
 # product where hierarchical); devices: as if each node had that many (GPULDU_PRETEND_DEVICES: a
 # group of ranks per device, with executor cpu too; default 1: one group of all the node's
-# ranks); NODE_RANKS: as if each node had that many ranks (GPULDU_PRETEND_RANKS_PER_NODE: the
+# ranks); RANKS_PER_SYSTEM: the OptimisationSwitch gpuLduRanksPerSystem (groups of that many
+# ranks, several on a device); NODE_RANKS: as if each node had that many ranks (GPULDU_PRETEND_RANKS_PER_NODE: the
 # groups of different nodes meet through MPI; executor gpu on a host with a GPU for each pretended
 # node: each node's ranks see only its own, as a site's wrapper narrows CUDA_VISIBLE_DEVICES)
 decomposedRun()
@@ -123,6 +124,8 @@ decomposedRun()
     [ "${SPLIT:-}" = random ] && method='method manual; manualCoeffs { dataFile "cellDecomposition"; }'
     printf 'FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }\n%s\n' \
         "numberOfSubdomains $ranks; $method" > "$caseDir/system/decomposeParDict"
+    [ -z "${RANKS_PER_SYSTEM:-}" ] || grep -q gpuLduRanksPerSystem "$caseDir/system/controlDict" \
+        || echo "OptimisationSwitches { gpuLduRanksPerSystem $RANKS_PER_SYSTEM; }" >> "$caseDir/system/controlDict"
     (cd "$caseDir" && meshOf "$caseDir" \
         && { [ "${SPLIT:-}" != random ] || cellDecomposition "$(sed -n 's/.*nCells: *\([0-9]*\).*/\1/p' \
             constant/polyMesh/owner | head -n 1)" "$ranks" 'int(random()*n)' > constant/cellDecomposition; } \
@@ -185,7 +188,8 @@ decomposed()
     if ! grep -q 'keeps its own GAMG hierarchy' "$caseDir/log.$app" \
         && [ "$(sed -n 's/.*one GAMG hierarchy for ranks\([0-9 ]*\):.*/\1/p' "$caseDir/log.$app" | tr ' ' '\n' \
             | grep . | sort -u | wc -l)" -eq "${RANKS:-4}" ] \
-        && { [ "${devices:-1}" -lt 2 ] && [ -z "${NODE_RANKS:-}" ] || grep -q "$across" "$caseDir/log.$app"; }; then
+        && { [ "${devices:-1}" -lt 2 ] && [ -z "${NODE_RANKS:-}${RANKS_PER_SYSTEM:-}" ] \
+            || grep -q "$across" "$caseDir/log.$app"; }; then
         shared=one
     fi
     if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app" \

@@ -170,7 +170,7 @@ Foam::gpuLduRankGroup* Foam::gpuLduCache::rankGroup
     const lduInterfaceFieldPtrsList& interfaces
 )
 {
-    if (gpuLduDevices::group().size() < 2)
+    if (gpuLduDevices::group().size() < 2 && !gpuLduDevices::everyRankGrouped())
     {
         return nullptr;
     }

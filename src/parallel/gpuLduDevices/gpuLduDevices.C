@@ -111,9 +111,12 @@ namespace
     Foam::labelList groupRanks;
     Foam::label groupCommunicator = -1;
 
-    //- Every rank's group owner, and whether every group has several ranks
+    //- Every rank's group owner, whether every rank is in a group that
+    //  solves as one (some group has several ranks), and whether the
+    //  groups' owners are on devices of their own
     Foam::labelList ownerOfRank;
-    bool everyGroupShared = false;
+    bool everyRankInGroup = false;
+    bool ownersApart = false;
     Foam::label ownersCommunicator = -1;
 
     //- This rank's device (set by select; -1 before), and whether it is
@@ -168,9 +171,15 @@ const Foam::labelList& Foam::gpuLduDevices::groupOwners()
 }
 
 
-bool Foam::gpuLduDevices::everyRankShares()
+bool Foam::gpuLduDevices::everyRankGrouped()
 {
-    return everyGroupShared;
+    return everyRankInGroup;
+}
+
+
+bool Foam::gpuLduDevices::ownersOnTheirOwnDevices()
+{
+    return ownersApart;
 }
 
 
@@ -324,8 +333,10 @@ void formGroup
     sizes[me] = groupRanks.size();
     gpuLduCompat::allGatherList(ownerOfRank);
     gpuLduCompat::allGatherList(sizes);
-    everyGroupShared = Pstream::parRun() && min(sizes) > 1;
-    if (everyGroupShared)
+    // A rank alone on its device beside groups of several is a group of
+    // one, so that every group's faces to the others are read across
+    everyRankInGroup = Pstream::parRun() && max(sizes) > 1;
+    if (everyRankInGroup)
     {
         // (collective: every rank allocates it, the owners are in it)
         labelList owners;
@@ -334,6 +345,16 @@ void formGroup
             if (ownerOfRank[r] == r)
             {
                 owners.append(r);
+            }
+        }
+        // (gpuLduRanksPerSystem N: several groups on one device)
+        ownersApart = true;
+        forAll(owners, i)
+        {
+            for (label j = 0; j < i; ++j)
+            {
+                ownersApart =
+                    ownersApart && !places.together(owners[i], owners[j]);
             }
         }
         ownersCommunicator =
@@ -448,13 +469,8 @@ Foam::label Foam::gpuLduDevices::select
         if (nDevices > 1)
         {
             Info<< "; the groups of the " << nDevices << " devices exchange"
-                << " on every level of GAMG"
-                << (
-                       everyGroupShared
-                     ? " (their owners: how, logged at the first solve)"
-                     : ", each rank through its own OpenFOAM interfaces (some"
-                       " rank is alone on its device)"
-                   );
+                << " on every level of GAMG (their owners: how, logged at the"
+                << " first solve)";
         }
         Info<< nl << endl;
     }

@@ -131,7 +131,7 @@ bool groupsMeet()
     {
         nGroups += gpuLduDevices::groupOwners()[r] == r;
     }
-    return gpuLduDevices::everyRankShares() && nGroups > 1;
+    return gpuLduDevices::everyRankGrouped() && nGroups > 1;
 }
 
 
@@ -275,13 +275,17 @@ void Foam::gpuLduRankGroup::openDeviceExchange()
             owners.push_back(r);
         }
     }
+    // (NCCL takes one rank a device)
     const char* choice = std::getenv("GPULDU_GROUP_EXCHANGE");
     const std::string why = choice && std::string(choice) == "host"
-        ? "GPULDU_GROUP_EXCHANGE=host" : gpuLdu::deviceExchangeUnavailable();
+        ? "GPULDU_GROUP_EXCHANGE=host"
+      : !gpuLduDevices::ownersOnTheirOwnDevices()
+        ? "two groups' owners share a device"
+      : gpuLdu::deviceExchangeUnavailable();
     if (!returnReduce(why.empty(), andOp<bool>(), Pstream::msgType(), comm))
     {
         Info<< "gpuLduRankGroup: the owners exchange the faces between groups"
-            << " through the host (" << (why.empty() ? "not on every owner" : why)
+            << " through the host (" << (why.empty() ? "not on every owner" : why.c_str())
             << ")" << endl;
         return;
     }

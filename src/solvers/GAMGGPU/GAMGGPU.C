@@ -28,54 +28,6 @@ namespace Foam
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
-Foam::GAMGGPU::gamgSettings Foam::GAMGGPU::settings() const
-{
-    const bool symmetric = matrix_.symmetric();
-
-    gamgSettings s;
-    s.directSolveCoarsest =
-        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
-    s.cacheAgglomeration =
-        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
-    gpuLdu::GamgControls& c = s.core;
-
-    // GAMGSolver's defaults (GAMGSolver.C) and readControls
-    c.scaleCorrection = symmetric;
-    // and the V-cycle of this release (GAMGSolverSolve.C)
-    c.preSweepResidualByRows = gpuLduCompat::preSweepResidualByRows;
-    const auto read = [this](const word& key, int& value)
-    {
-        label v = value;
-        controlDict_.readIfPresent(key, v);
-        value = v;
-    };
-    read("nPreSweeps", c.nPreSweeps);
-    read("preSweepsLevelMultiplier", c.preSweepsLevelMultiplier);
-    read("maxPreSweeps", c.maxPreSweeps);
-    read("nPostSweeps", c.nPostSweeps);
-    read("postSweepsLevelMultiplier", c.postSweepsLevelMultiplier);
-    read("maxPostSweeps", c.maxPostSweeps);
-    read("nFinestSweeps", c.nFinestSweeps);
-    controlDict_.readIfPresent("interpolateCorrection", c.interpolateCorrection);
-    controlDict_.readIfPresent("scaleCorrection", c.scaleCorrection);
-
-    // The smoother table OpenFOAM picks by the matrix's symmetry
-    const word name = lduMatrix::smoother::getName(controlDict_);
-    try
-    {
-        c.smoother = gpuLdu::smootherFromName(name, symmetric);
-    }
-    catch (const gpuLdu::Error&)
-    {
-        errors().unknownValue
-        (
-            "smoother", name, gpuLdu::smootherNames(symmetric)
-        );
-    }
-    return s;
-}
-
-
 gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
 (
     gpuLduCache& cache,
@@ -203,6 +155,32 @@ void Foam::GAMGGPU::logTimes
 }
 
 
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
+
+Foam::GAMGGPU::GAMGGPU
+(
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    gpuLduSolver
+    (
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    )
+{
+    readSolverControls();
+}
+
+
 // * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
 Foam::wordList Foam::GAMGGPU::keywords() const
@@ -224,9 +202,52 @@ Foam::wordList Foam::GAMGGPU::keywords() const
 }
 
 
-void Foam::GAMGGPU::checkControls(const label) const
+void Foam::GAMGGPU::readControls()
 {
-    settings();
+    gpuLduSolver::readControls();
+
+    const bool symmetric = matrix_.symmetric();
+    gamgSettings& s = settings_;
+    s = gamgSettings();
+    s.directSolveCoarsest =
+        controlDict_.lookupOrDefault<bool>("directSolveCoarsest", false);
+    s.cacheAgglomeration =
+        controlDict_.lookupOrDefault<bool>("cacheAgglomeration", true);
+    gpuLdu::GamgControls& c = s.core;
+
+    // GAMGSolver's defaults (GAMGSolver.C) and readControls
+    c.scaleCorrection = symmetric;
+    // and the V-cycle of this release (GAMGSolverSolve.C)
+    c.preSweepResidualByRows = gpuLduCompat::preSweepResidualByRows;
+    const auto read = [this](const word& key, int& value)
+    {
+        label v = value;
+        controlDict_.readIfPresent(key, v);
+        value = v;
+    };
+    read("nPreSweeps", c.nPreSweeps);
+    read("preSweepsLevelMultiplier", c.preSweepsLevelMultiplier);
+    read("maxPreSweeps", c.maxPreSweeps);
+    read("nPostSweeps", c.nPostSweeps);
+    read("postSweepsLevelMultiplier", c.postSweepsLevelMultiplier);
+    read("maxPostSweeps", c.maxPostSweeps);
+    read("nFinestSweeps", c.nFinestSweeps);
+    controlDict_.readIfPresent("interpolateCorrection", c.interpolateCorrection);
+    controlDict_.readIfPresent("scaleCorrection", c.scaleCorrection);
+
+    // The smoother table OpenFOAM picks by the matrix's symmetry
+    const word name = lduMatrix::smoother::getName(controlDict_);
+    try
+    {
+        c.smoother = gpuLdu::smootherFromName(name, symmetric);
+    }
+    catch (const gpuLdu::Error&)
+    {
+        errors().unknownValue
+        (
+            "smoother", name, gpuLdu::smootherNames(symmetric)
+        );
+    }
 }
 
 
@@ -238,7 +259,7 @@ Foam::word Foam::GAMGGPU::nativeType() const
 
 void Foam::GAMGGPU::checkComparable() const
 {
-    if (!gpuLdu::isOpenFOAMs(settings().core.smoother))
+    if (!gpuLdu::isOpenFOAMs(settings_.core.smoother))
     {
         errors().noNativeSmoother(lduMatrix::smoother::getName(controlDict_));
     }
@@ -280,10 +301,10 @@ Foam::gpuLduRankGroup* Foam::GAMGGPU::hierarchyGroup
     }
     // The groups' hierarchies meet where every rank of the mesh is in one
     // (their owners exchange the faces between groups, gpuLdu::GroupHalo,
-    // which a rank's own hierarchy does not): beside a rank alone on its
-    // device, or where some group keeps per-rank hierarchies, every rank
-    // keeps its own (beside a lone rank's own hierarchy the groups' were
-    // also seen to hang when they met through their ranks' interfaces)
+    // which a rank's own hierarchy does not; a rank alone on its device is
+    // a group of one): where some group keeps per-rank hierarchies, every
+    // rank keeps its own (beside a rank's own hierarchy the groups' were
+    // seen to hang when they met through their ranks' interfaces)
     const label comm = matrix_.mesh().comm();
     const label inGroups = Pstream::parRun()
       ? returnReduce(label(group != nullptr), sumOp<label>(), Pstream::msgType(), comm)
@@ -309,16 +330,15 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     scalarField& psi,
     const scalarField& source,
     const direction cmpt,
+    const gpuLdu::Executor exec,
     gpuLduRankGroup*& group
 ) const
 {
     solveLog log;
     const auto solveStart = gpuLdu::Clock::now();
-    // the controls, once a solve
-    const gpuLdu::Executor exec = executor();
-    const gamgSettings s = settings();
-    const bool directSolveCoarsest = s.directSolveCoarsest;
-    gpuLdu::GamgControls gamg = s.core;
+    const bool directSolveCoarsest = settings_.directSolveCoarsest;
+    // (the hierarchy's own choices made into it: directCoarsest, ...)
+    gpuLdu::GamgControls gamg = settings_.core;
     gpuLduCache& c = cache(exec);
 
     // OpenFOAM's agglomeration of this mesh, as native GAMG takes it
@@ -375,7 +395,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     log.solveSeconds = gpuLdu::secondsSince(solveStart);
     log.directCoarsest = gamg.directCoarsest;
 
-    if (!s.cacheAgglomeration)
+    if (!settings_.cacheAgglomeration)
     {
         // As GAMGSolver's destructor
         c.forgetGamgHierarchies();

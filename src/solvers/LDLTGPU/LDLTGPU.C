@@ -22,39 +22,6 @@ namespace Foam
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
-gpuLdu::LdltOrdering Foam::LDLTGPU::ordering(const label n) const
-{
-    const word name = controlDict_.lookupOrDefault<word>("ordering", "auto");
-
-    if (name == "auto")
-    {
-        return gpuLdu::autoOrdering(n);
-    }
-    try
-    {
-        return gpuLdu::LdltOrdering::named(name);
-    }
-    catch (const gpuLdu::Error&)
-    {
-        std::vector<std::string> valid = gpuLdu::orderingNames();
-        valid.insert(valid.begin(), "auto");
-        errors().unknownValue("ordering", name, valid);
-    }
-    return gpuLdu::LdltOrdering::named("natural");
-}
-
-
-Foam::label Foam::LDLTGPU::factorReuse() const
-{
-    const label n = controlDict_.lookupOrDefault<label>("factorReuse", 0);
-    if (n < 0)
-    {
-        errors().negativeFactorReuse(n);
-    }
-    return n;
-}
-
-
 void Foam::LDLTGPU::factorise(gpuLduLdltCache::factorisation& f) const
 {
     f.stats = f.solver->factor(f.current.data());
@@ -276,6 +243,34 @@ void Foam::LDLTGPU::refine
 }
 
 
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
+
+Foam::LDLTGPU::LDLTGPU
+(
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    gpuLduSolver
+    (
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    ),
+    ordering_(gpuLdu::LdltOrdering::named("natural")),
+    factorReuse_(0)
+{
+    readSolverControls();
+}
+
+
 // * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
 
 Foam::wordList Foam::LDLTGPU::keywords() const
@@ -284,11 +279,30 @@ Foam::wordList Foam::LDLTGPU::keywords() const
 }
 
 
-void Foam::LDLTGPU::checkControls(const label nCells) const
+void Foam::LDLTGPU::readControls()
 {
-    executor();
-    ordering(nCells);
-    factorReuse();
+    gpuLduSolver::readControls();
+
+    const word name = controlDict_.lookupOrDefault<word>("ordering", "auto");
+    try
+    {
+        ordering_ =
+            name == "auto"
+          ? gpuLdu::autoOrdering(matrix_.diag().size())
+          : gpuLdu::LdltOrdering::named(name);
+    }
+    catch (const gpuLdu::Error&)
+    {
+        std::vector<std::string> valid = gpuLdu::orderingNames();
+        valid.insert(valid.begin(), "auto");
+        errors().unknownValue("ordering", name, valid);
+    }
+
+    factorReuse_ = controlDict_.lookupOrDefault<label>("factorReuse", 0);
+    if (factorReuse_ < 0)
+    {
+        errors().negativeFactorReuse(factorReuse_);
+    }
 }
 
 
@@ -305,6 +319,7 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
     scalarField& psi,
     const scalarField& source,
     const direction cmpt,
+    const gpuLdu::Executor exec,
     gpuLduRankGroup*&
 ) const
 {
@@ -343,20 +358,19 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
 
     // This rank's device chosen (gpuLduDevices), then the direct
     // solver's own per-mesh state
-    const gpuLdu::Executor exec = executor();
     const fvMesh& mesh = cache(exec).mesh();
     gpuLduLdltCache& ldlt =
         const_cast<gpuLduLdltCache&>(gpuLduLdltCache::New(mesh));
 
     bool built = false;
     gpuLduLdltCache::factorisation& f =
-        ldlt.of(fieldName_, matrix_.lduAddr(), exec, ordering(nCells), built);
+        ldlt.of(fieldName_, matrix_.lduAddr(), exec, ordering_, built);
     if (built)
     {
         logAnalysis(f, exec);
     }
 
-    const bool stale = prepare(ldlt, f, factorReuse());
+    const bool stale = prepare(ldlt, f, factorReuse_);
     refine(f, stale, psi, source, cmpt, normFactor, rA, perf);
 
     gpuLduCompat::setResidualField(matrix(), rA, fieldName_, false);

@@ -15,9 +15,31 @@ namespace Foam
         addPBiCGGPUAsymMatrixConstructorToTable_;
 }
 
-// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
 
-gpuLdu::KrylovMethod Foam::PBiCGGPU::method() const
+Foam::PBiCGGPU::PBiCGGPU
+(
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    gpuLduKrylovSolver
+    (
+        gpuLdu::KrylovMethod::named("PBiCG"),
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    )
 {
-    return gpuLdu::KrylovMethod::named("PBiCG");
+    readSolverControls();
 }
+
+
+// ************************************************************************* //

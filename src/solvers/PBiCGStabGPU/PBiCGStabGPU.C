@@ -18,9 +18,31 @@ namespace Foam
         addPBiCGStabGPUAsymMatrixConstructorToTable_;
 }
 
-// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
 
-gpuLdu::KrylovMethod Foam::PBiCGStabGPU::method() const
+Foam::PBiCGStabGPU::PBiCGStabGPU
+(
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    gpuLduKrylovSolver
+    (
+        gpuLdu::KrylovMethod::named("PBiCGStab"),
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    )
 {
-    return gpuLdu::KrylovMethod::named("PBiCGStab");
+    readSolverControls();
 }
+
+
+// ************************************************************************* //

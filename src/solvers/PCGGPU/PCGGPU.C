@@ -15,9 +15,31 @@ namespace Foam
         addPCGGPUSymMatrixConstructorToTable_;
 }
 
-// * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
 
-gpuLdu::KrylovMethod Foam::PCGGPU::method() const
+Foam::PCGGPU::PCGGPU
+(
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    gpuLduKrylovSolver
+    (
+        gpuLdu::KrylovMethod::named("PCG"),
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    )
 {
-    return gpuLdu::KrylovMethod::named("PCG");
+    readSolverControls();
 }
+
+
+// ************************************************************************* //

@@ -10,56 +10,13 @@
 
 // * * * * * * * * * * * * * Private Member Functions  * * * * * * * * * * * //
 
-Foam::word Foam::gpuLduKrylovSolver::preconditionerName() const
-{
-    return lduMatrix::preconditioner::getName(controlDict_);
-}
-
-
-gpuLdu::Preconditioner Foam::gpuLduKrylovSolver::preconditionerType() const
-{
-    // As OpenFOAM picks its preconditioner table by the matrix's symmetry
-    const word name = preconditionerName();
-    const bool symmetric = matrix_.symmetric();
-    try
-    {
-        return gpuLdu::preconditionerFromName(name, method(), symmetric);
-    }
-    catch (const gpuLdu::Error&)
-    {
-        errors().unknownValue
-        (
-            "preconditioner",
-            name,
-            gpuLdu::preconditionerNames(method(), symmetric)
-        );
-    }
-    return gpuLdu::Preconditioner::none;
-}
-
-
-gpuLdu::MatrixFormat Foam::gpuLduKrylovSolver::matrixFormat() const
-{
-    const word name = controlDict_.lookupOrDefault<word>("matrixFormat", "auto");
-    try
-    {
-        return gpuLdu::MatrixFormat::named(name);
-    }
-    catch (const gpuLdu::Error&)
-    {
-        errors().unknownValue("matrixFormat", name, gpuLdu::formatNames());
-    }
-    return gpuLdu::MatrixFormat::named("auto");
-}
-
-
 gpuLdu::LduSystem& Foam::gpuLduKrylovSolver::formatted
 (
     gpuLduCache& cache,
     gpuLdu::LduSystem& sys
 ) const
 {
-    const gpuLdu::MatrixFormat asked = matrixFormat();
+    const gpuLdu::MatrixFormat asked = format_;
     const gpuLdu::MatrixFormat used = sys.setFormat(asked);
 
     if (cache.noteFormat(fieldName_, sys.executor(), used))
@@ -96,8 +53,8 @@ gpuLdu::SolveResult Foam::gpuLduKrylovSolver::solveInGroup
     );
     return group.solve
     (
-        method(), matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
-        coupling, psi, source, controls(), preconditionerType()
+        method_, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
+        coupling, psi, source, controls(), preconditioner_
     );
 }
 
@@ -127,11 +84,11 @@ gpuLdu::SolveResult Foam::gpuLduKrylovSolver::solveOwn
     sys.setInterfaces(coupling.cells());
     return sys.solve
     (
-        method(),
+        method_,
         psi.data(),
         source.cdata(),
         controls(),
-        preconditionerType(),
+        preconditioner_,
         coupling
     );
 }
@@ -145,31 +102,61 @@ Foam::wordList Foam::gpuLduKrylovSolver::keywords() const
 }
 
 
-void Foam::gpuLduKrylovSolver::checkControls(const label) const
+void Foam::gpuLduKrylovSolver::readControls()
 {
-    preconditionerType();
+    gpuLduSolver::readControls();
+
+    // As OpenFOAM picks its preconditioner table by the matrix's symmetry
+    preconditionerName_ = lduMatrix::preconditioner::getName(controlDict_);
+    const bool symmetric = matrix_.symmetric();
+    try
+    {
+        preconditioner_ = gpuLdu::preconditionerFromName
+        (
+            preconditionerName_, method_, symmetric
+        );
+    }
+    catch (const gpuLdu::Error&)
+    {
+        errors().unknownValue
+        (
+            "preconditioner",
+            preconditionerName_,
+            gpuLdu::preconditionerNames(method_, symmetric)
+        );
+    }
+
+    const word format =
+        controlDict_.lookupOrDefault<word>("matrixFormat", "auto");
+    try
+    {
+        format_ = gpuLdu::MatrixFormat::named(format);
+    }
+    catch (const gpuLdu::Error&)
+    {
+        errors().unknownValue("matrixFormat", format, gpuLdu::formatNames());
+    }
 }
 
 
 Foam::word Foam::gpuLduKrylovSolver::nativeType() const
 {
-    return word(gpuLdu::methodName(method()));
+    return word(gpuLdu::methodName(method_));
 }
 
 
 void Foam::gpuLduKrylovSolver::checkComparable() const
 {
-    const gpuLdu::Preconditioner preconditioner = preconditionerType();
-    if (!gpuLdu::isOpenFOAMs(preconditioner))
+    if (!gpuLdu::isOpenFOAMs(preconditioner_))
     {
-        errors().noNativePreconditioner(nativeType(), preconditionerName());
+        errors().noNativePreconditioner(nativeType(), preconditionerName_);
     }
 }
 
 
 Foam::word Foam::gpuLduKrylovSolver::solveName() const
 {
-    return preconditionerName() + type();
+    return preconditionerName_ + type();
 }
 
 
@@ -184,10 +171,10 @@ Foam::solverPerformance Foam::gpuLduKrylovSolver::solveSystem
     scalarField& psi,
     const scalarField& source,
     const direction cmpt,
+    const gpuLdu::Executor exec,
     gpuLduRankGroup*& group
 ) const
 {
-    const gpuLdu::Executor exec = executor();
     gpuLduCache& c = cache(exec);
     group = c.rankGroup(exec, matrix_.lduAddr(), interfaces_);
 
@@ -198,6 +185,34 @@ Foam::solverPerformance Foam::gpuLduKrylovSolver::solveSystem
 
     return performance(solveName(), result);
 }
+
+
+// * * * * * * * * * * * * * * * * Constructors  * * * * * * * * * * * * * * //
+
+Foam::gpuLduKrylovSolver::gpuLduKrylovSolver
+(
+    const gpuLdu::KrylovMethod method,
+    const word& fieldName,
+    const lduMatrix& matrix,
+    const FieldField<Field, scalar>& interfaceBouCoeffs,
+    const FieldField<Field, scalar>& interfaceIntCoeffs,
+    const lduInterfaceFieldPtrsList& interfaces,
+    const dictionary& solverControls
+)
+:
+    gpuLduSolver
+    (
+        fieldName,
+        matrix,
+        interfaceBouCoeffs,
+        interfaceIntCoeffs,
+        interfaces,
+        solverControls
+    ),
+    method_(method),
+    preconditioner_(gpuLdu::Preconditioner::none),
+    format_(gpuLdu::MatrixFormat::named("auto"))
+{}
 
 
 // ************************************************************************* //

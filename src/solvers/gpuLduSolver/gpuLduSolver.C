@@ -39,20 +39,6 @@ Foam::gpuLduCache* Foam::gpuLduSolver::meshCache() const
 }
 
 
-void Foam::gpuLduSolver::checkKeywords() const
-{
-    // Before anything else reads the controls (a misspelt executor leaves
-    // executor gpu, which may stop the run): the cache without a device
-    if (gpuLduCache* c = meshCache())
-    {
-        gpuLduKeywords::check
-        (
-            *c, fieldName_, type(), controlDict_, keywords()
-        );
-    }
-}
-
-
 void Foam::gpuLduSolver::checkNative
 (
     const scalarField& psi0,
@@ -87,7 +73,65 @@ void Foam::gpuLduSolver::checkNative
 }
 
 
+gpuLdu::Executor Foam::gpuLduSolver::executor() const
+{
+    if (executor_ == gpuLdu::Executor::gpu)
+    {
+        // the first call waits for CUDA's initialisation (begun when the
+        // library was loaded)
+        static bool waited = false;
+        const auto start = gpuLdu::Clock::now();
+        const std::string& reason = gpuLduDevices::gpuUnavailableReason();
+        if (debug && !waited)
+        {
+            Info<< "gpuLduSolver: CUDA's initialisation "
+                << gpuLdu::secondsSince(start) << " s (the first rank's)" << endl;
+        }
+        waited = true;
+        if (!reason.empty())
+        {
+            errors().gpuUnavailable(reason);
+        }
+    }
+    return executor_;
+}
+
+
 // * * * * * * * * * * * * * Protected Member Functions  * * * * * * * * * * //
+
+void Foam::gpuLduSolver::readControls()
+{
+    lduMatrix::solver::readControls();
+
+    const word name = controlDict_.lookupOrDefault<word>("executor", "gpu");
+    try
+    {
+        executor_ = gpuLdu::executorFromName(name);
+    }
+    catch (const gpuLdu::Error&)
+    {
+        errors().unknownValue("executor", name, gpuLdu::executorNames());
+    }
+    checkNative_ =
+        !nativeType().empty()
+     && controlDict_.lookupOrDefault<bool>("checkNative", false);
+}
+
+
+void Foam::gpuLduSolver::readSolverControls()
+{
+    // Before anything reads the controls (a misspelt executor leaves
+    // executor gpu, which may stop the run): the cache without a device
+    if (gpuLduCache* c = meshCache())
+    {
+        gpuLduKeywords::check
+        (
+            *c, fieldName_, type(), controlDict_, keywords()
+        );
+    }
+    readControls();
+}
+
 
 Foam::word Foam::gpuLduSolver::nativeType() const
 {
@@ -111,42 +155,6 @@ Foam::gpuLduErrors Foam::gpuLduSolver::errors() const
 }
 
 
-gpuLdu::Executor Foam::gpuLduSolver::executor() const
-{
-    const word name = controlDict_.lookupOrDefault<word>("executor", "gpu");
-
-    gpuLdu::Executor exec = gpuLdu::Executor::cpu;
-    try
-    {
-        exec = gpuLdu::executorFromName(name);
-    }
-    catch (const gpuLdu::Error&)
-    {
-        errors().unknownValue("executor", name, gpuLdu::executorNames());
-    }
-
-    if (exec == gpuLdu::Executor::gpu)
-    {
-        // the first call waits for CUDA's initialisation (begun when the
-        // library was loaded)
-        static bool waited = false;
-        const auto start = gpuLdu::Clock::now();
-        const std::string& reason = gpuLduDevices::gpuUnavailableReason();
-        if (debug && !waited)
-        {
-            Info<< "gpuLduSolver: CUDA's initialisation "
-                << gpuLdu::secondsSince(start) << " s (the first rank's)" << endl;
-        }
-        waited = true;
-        if (!reason.empty())
-        {
-            errors().gpuUnavailable(reason);
-        }
-    }
-    return exec;
-}
-
-
 Foam::gpuLduCache& Foam::gpuLduSolver::cache
 (
     const gpuLdu::Executor exec
@@ -159,7 +167,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache
     }
 
     // This rank's device and group, before its first system (CUDA was
-    // initialised where executor() first found the GPU usable)
+    // initialised where executor() found the GPU usable)
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
         static bool selected = false;
@@ -258,7 +266,9 @@ Foam::gpuLduSolver::gpuLduSolver
         interfaceIntCoeffs,
         interfaces,
         solverControls
-    )
+    ),
+    executor_(gpuLdu::Executor::gpu),
+    checkNative_(false)
 {}
 
 
@@ -271,26 +281,20 @@ Foam::solverPerformance Foam::gpuLduSolver::solve
     const direction cmpt
 ) const
 {
-    // The controls first: unread keywords warned of, then a bad value
-    // stops the run at the first solve, before any device work
-    checkKeywords();
-    checkControls(psi.size());
-
-    const bool check =
-        !nativeType().empty()
-     && controlDict_.lookupOrDefault<bool>("checkNative", false);
-    if (check)
+    // (the controls were read by the constructor: readSolverControls)
+    if (checkNative_)
     {
         checkComparable();
     }
+    const gpuLdu::Executor exec = executor();
     // the native solver's initial guess
-    const scalarField psi0(check ? psi : scalarField());
+    const scalarField psi0(checkNative_ ? psi : scalarField());
 
     solverPerformance perf;
     gpuLduRankGroup* group = nullptr;
     try
     {
-        perf = solveSystem(psi, source, cmpt, group);
+        perf = solveSystem(psi, source, cmpt, exec, group);
     }
     catch (const gpuLdu::ValueError& e)
     {
@@ -305,7 +309,7 @@ Foam::solverPerformance Foam::gpuLduSolver::solve
         errors().failed(e);
     }
 
-    if (check)
+    if (checkNative_)
     {
         checkNative(psi0, source, cmpt, perf);
     }
