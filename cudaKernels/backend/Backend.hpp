@@ -170,12 +170,20 @@ int leastOf(int n, const F& f, int none)
     return thrust::transform_reduce(B::policy(), begin, begin + n, f, none, thrust::minimum<int>());
 }
 
-//- Wall-clock seconds since t, once the backend's queue has done its work
+//- A stopwatch's seconds once the backend's queue has done its work
 template<class B>
-double queueSecondsSince(Clock::time_point t)
+double queueSeconds(const Stopwatch& watch)
 {
     B::synchronize();
-    return secondsSince(t);
+    return watch.seconds();
+}
+
+//- A stopwatch's lap once the backend's queue has done its work
+template<class B>
+double queueLap(Stopwatch& watch)
+{
+    B::synchronize();
+    return watch.lap();
 }
 
 } // namespace gpuLdu

@@ -163,10 +163,10 @@ class LdltSolverImpl : public BasicLdltSolver<typename detail::HostScalarOf<T>::
         analysis_(other.analysis_),
         structure_(other.structure_)
     {
-        const auto begin = Clock::now();
+        const Stopwatch watch;
         checkMemory(-1);
         allocateNumeric();
-        analysis_.seconds = queueSecondsSince<B>(begin);
+        analysis_.seconds = queueSeconds<B>(watch);
     }
 
     //- y = C^-1 y (C's order), level by level: supernodes of up to longSupernode columns by a
@@ -310,7 +310,7 @@ public:
 template<class B, class T>
 LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering ordering, double memory)
 {
-    const auto begin = Clock::now();
+    const Stopwatch watch;
     s_ = analyseLdlt(lower, ordering);
     checkLowerTriangle(lower);
     analysis_.ordering = ordering;
@@ -330,7 +330,7 @@ LdltSolverImpl<B, T>::LdltSolverImpl(const SymmetricPattern& lower, LdltOrdering
     analysis_.storedL = s_.valueStart[ns];
     analysis_.updateEntries = s_.updateArena;
     analysis_.deviceBytes = bytes;
-    analysis_.seconds = queueSecondsSince<B>(begin);
+    analysis_.seconds = queueSeconds<B>(watch);
 }
 
 template<class B, class T>
@@ -388,14 +388,14 @@ void LdltSolverImpl<B, T>::factorLarge(int q, double floor)
 template<class B, class T>
 LdltFactorStats LdltSolverImpl<B, T>::factor(const HostScalar* values)
 {
-    const auto start = Clock::now();
+    const Stopwatch watch;
     factored_ = false;
     LdltFactorStats stats;
     stats.pivotFloor = setValues(values);
     factorLevels(stats.pivotFloor);
     stats.nStaticPivots = countStaticPivots();
     factored_ = true;
-    stats.seconds = queueSecondsSince<B>(start);
+    stats.seconds = queueSeconds<B>(watch);
     return stats;
 }
 
@@ -519,21 +519,19 @@ SolveResult LdltSolverImpl<B, T>::solve(const HostScalar* b, HostScalar* x, doub
     {
         throw Error("gpuLdu: LDL^T solve without a factorisation");
     }
-    const auto start = Clock::now();
+    Stopwatch watch;
     const int n = s_.n;
     SolveResult result;
     B::upload(ptr(b_), reinterpret_cast<const T*>(b), n);
     thrust::fill_n(B::policy(), ptr(x_), n, T(0));
-    result.uploadSeconds = queueSecondsSince<B>(start);
+    result.times.upload = queueLap<B>(watch);
 
-    const auto iterate = Clock::now();
     const double bNorm = norm(ptr(b_));
     const double scale = bNorm > 0 ? 1/bNorm : 1;
     correct(ptr(x_), ptr(b_));
     residual(ptr(x_), ptr(b_), ptr(r_));
     result.initialResidual = result.finalResidual = norm(ptr(r_))*scale;
-    result.setupSeconds = queueSecondsSince<B>(iterate);
-    const auto refine = Clock::now();
+    result.times.setup = queueLap<B>(watch);
     while (result.finalResidual > tolerance && result.nIterations < maxRefinement
            && std::isfinite(result.finalResidual))
     {
@@ -544,7 +542,7 @@ SolveResult LdltSolverImpl<B, T>::solve(const HostScalar* b, HostScalar* x, doub
     }
     result.nonFinite = !std::isfinite(result.finalResidual);
     result.converged = result.finalResidual <= tolerance;
-    result.iterateSeconds = queueSecondsSince<B>(refine);
+    result.times.iterate = queueLap<B>(watch);
     B::download(reinterpret_cast<T*>(x), ptr(x_), n);
     return result;
 }

@@ -28,7 +28,8 @@ constexpr int headerSize = 4;
 constexpr int nValueParts = 8;
 constexpr int valuesHeaderSize = 2 + nValueParts;
 
-//- The result's fields as a done request carries them, in this order
+//- The result's fields as a done request carries them, in this order (of its times, the four
+//  every solve has: the owner logs GAMG's own)
 constexpr int resultSize = 10;
 
 void encodeResult(const SolveResult& r, std::vector<double>& message)
@@ -38,8 +39,8 @@ void encodeResult(const SolveResult& r, std::vector<double>& message)
         message.end(),
         {
             r.initialResidual, r.finalResidual, double(r.nIterations), double(r.converged),
-            double(r.singular), double(r.nonFinite), r.uploadSeconds, r.setupSeconds,
-            r.iterateSeconds, r.handOverSeconds
+            double(r.singular), double(r.nonFinite), r.times.upload, r.times.setup,
+            r.times.iterate, r.times.handOver
         }
     );
 }
@@ -53,10 +54,10 @@ SolveResult decodeResult(const double* v)
     r.converged = v[3] != 0;
     r.singular = v[4] != 0;
     r.nonFinite = v[5] != 0;
-    r.uploadSeconds = v[6];
-    r.setupSeconds = v[7];
-    r.iterateSeconds = v[8];
-    r.handOverSeconds = v[9];
+    r.times.upload = v[6];
+    r.times.setup = v[7];
+    r.times.iterate = v[8];
+    r.times.handOver = v[9];
     return r;
 }
 

@@ -249,7 +249,7 @@ public:
 
     void setMatrix(const double* diag, const double* upper, const double* lower) override
     {
-        const auto start = Clock::now();
+        const Stopwatch watch;
         const std::size_t nF = A_.nFaces;
         const bool symmetric = (lower == nullptr);
         if (!ahead_.matrixCame(n(), int(nF), symmetric))
@@ -257,7 +257,7 @@ public:
             ws_.upload(ptr(ldu_), {{diag, n()}, {upper, nF}, {lower, symmetric ? 0 : nF}});
         }
         setMatrixFromLdu(symmetric);
-        setMatrixSeconds_ = queueSecondsSince<B>(start);
+        setMatrixSeconds_ = queueSeconds<B>(watch);
     }
 
     void uploadAhead(const ValuesAhead& part) override
@@ -448,12 +448,12 @@ public:
         std::vector<double> ms;
         for (int r = 0; r <= std::max(repeats, 1); ++r)
         {
-            const auto start = Clock::now();
+            const Stopwatch watch;
             products_.amul(y, x);
             // the first run warms up and is not counted
             if (r > 0)
             {
-                ms.push_back(1e3*queueSecondsSince<B>(start));
+                ms.push_back(1e3*queueSeconds<B>(watch));
             }
             else
             {
@@ -526,9 +526,9 @@ public:
 
         if (!result.nonFinite && (controls.minIter > 0 || !result.converged))
         {
-            const auto setupStart = Clock::now();
+            const Stopwatch watch;
             precon_.setup(preconditioner);
-            result.setupSeconds = queueSecondsSince<B>(setupStart);
+            result.times.setup = queueSeconds<B>(watch);
 
             CoupledOperator A(*this, coupling);
             KrylovSystem<B> sys{n(), A, precon_, sums, work_, ptr(psi_), ptr(source_), ptr(rA_), ptr(wA_), normFactor};
@@ -547,20 +547,19 @@ public:
         const Coupling& coupling
     ) override
     {
-        auto start = Clock::now();
+        Stopwatch watch;
         uploadValues(psi, source);
         checkValues();
         // the matrix's upload counts once, in the solve after it (a solve of the matrix the
         // system holds has none)
-        const double uploadSeconds = setMatrixSeconds_ + queueSecondsSince<B>(start);
+        const double upload = setMatrixSeconds_ + queueLap<B>(watch);
         setMatrixSeconds_ = 0;
-        start = Clock::now();
 
         SolveResult result = solveResident(method, controls, preconditioner, coupling);
 
         ws_.download(psi, ptr(psi_), n());
-        result.uploadSeconds = uploadSeconds;
-        result.iterateSeconds = queueSecondsSince<B>(start) - result.setupSeconds;
+        result.times.upload = upload;
+        result.times.iterate = queueSeconds<B>(watch) - result.times.setup;
         return result;
     }
 };

@@ -66,7 +66,9 @@ class GamgHierarchyImpl : public GamgHierarchy
     //  by a CoarsestSolver
     std::unique_ptr<GamgCoarsest<B>> coarsest_;
 
-    GamgTimes times_;
+    //- The record of the solve under way (its smoothers count their sweep levels into it),
+    //  handed out with its result
+    SolveTimes times_;
     //- The V-cycles' parts timed, or their legs recorded and replayed (VCycleRuns.hpp)
     VCycleRuns<B> runs_;
 
@@ -386,7 +388,6 @@ public:
         systems_[0]->uploadAhead(part);
     }
 
-    GamgTimes times() const override { return times_; }
 
     //- psi after nSweeps of a smoother on the finest level towards A psi = b (host arrays;
     //  after setMatrix, and setInterfaces where the finest level's coupling has interfaces):
@@ -510,17 +511,16 @@ public:
         couplings_ = couplings;
         const Coupling& coupling = this->coupling(0);
         SolveResult result;
-        times_ = GamgTimes();
+        times_ = SolveTimes();
         Level& finest = *systems_[0];
         const int n = finest.n();
-        auto start = Clock::now();
+        Stopwatch watch;
         finest.uploadValues(psi, source);
         // before the coarse matrices sum them (an inf + -inf there would raise FE_INVALID)
         finest.checkValues();
-        result.uploadSeconds = queueSecondsSince<B>(start);
+        times_.upload = queueLap<B>(watch);
 
         // the coarse matrices (GAMGSolver's constructor) and the smoothers' factors
-        start = Clock::now();
         for (int k = 0; k < nCoarse(); ++k)
         {
             Level& fine = *systems_[k];
@@ -530,10 +530,9 @@ public:
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
         coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
-        times_.coarseMatrices = queueSecondsSince<B>(start);
+        times_.coarseMatrices = queueLap<B>(watch);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then
-        start = Clock::now();
         std::unique_ptr<ValueError> badPivot;
         for (int k = 0; k <= nCoarse(); ++k)
         {
@@ -549,10 +548,9 @@ public:
                 }
             }
         }
-        times_.smootherSetup = queueSecondsSince<B>(start);
-        result.setupSeconds = times_.coarseMatrices + times_.smootherSetup;
+        times_.smootherSetup = queueLap<B>(watch);
+        times_.setup = times_.coarseMatrices + times_.smootherSetup;
 
-        start = Clock::now();
         DeviceScalars<B> sums(finest.workspace(), coupling, finest.parts());
         double* Apsi = ptr(Apsi_);
         double* residual = ptr(finestResidual_);
@@ -583,7 +581,8 @@ public:
 
         finest.workspace().download(psi, finest.psi(), n);
         times_.coarsestIterations += coarsest_->backendIterations();
-        result.iterateSeconds = queueSecondsSince<B>(start);
+        times_.iterate = queueLap<B>(watch);
+        result.times = times_;
         couplings_.clear();
         return result;
     }

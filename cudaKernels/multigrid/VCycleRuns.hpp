@@ -47,9 +47,9 @@ public:
             f();
             return;
         }
-        const auto start = Clock::now();
+        const Stopwatch watch;
         f();
-        into += queueSecondsSince<B>(start);
+        into += queueSeconds<B>(watch);
     }
 
     //- Leg `leg` (0 down, 1 up) of a V-cycle: f, launched part by part, or its recording (made

@@ -174,10 +174,10 @@ ExitStatus runKrylov(const Options& o, const LduMatrixData& m)
     const RowLengthStats stats = sys->rowLengthStats();
     printMatrixFacts(o, stats, symmetric, executor, gpuReason);
 
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
     sys->setMatrix(m.diag.data(), m.upperCoeffs.data(), symmetric ? nullptr : m.lowerCoeffs.data());
     const MatrixFormat inUse = sys->setFormat(o.format);
-    const double convertSeconds = gpuLdu::secondsSince(start);
+    const double convertSeconds = watch.seconds();
     std::printf("%-16s %s\n", "format asked", formatName(o.format).c_str());
     std::printf("%-16s %s\n", "format in use", formatName(inUse).c_str());
     std::printf("%-16s %.4g ms (setMatrix + setFormat)\n", "conversion", 1e3*convertSeconds);
@@ -212,10 +212,10 @@ ExitStatus runKrylov(const Options& o, const LduMatrixData& m)
                     + std::to_string(r.nIterations) + ": the solve broke down");
     }
     std::printf("%-16s %s%s\n", "converged", yesNo(r.converged), r.singular ? " (singular)" : "");
-    std::printf("%-16s %.4g ms\n", "upload", 1e3*r.uploadSeconds);
-    std::printf("%-16s %.4g ms\n", "precond. set-up", 1e3*r.setupSeconds);
-    std::printf("%-16s %.4g ms (%.4g ms per iteration)\n", "iterations", 1e3*r.iterateSeconds,
-                1e3*r.iterateSeconds/std::max(1, r.nIterations));
+    std::printf("%-16s %.4g ms\n", "upload", 1e3*r.times.upload);
+    std::printf("%-16s %.4g ms\n", "precond. set-up", 1e3*r.times.setup);
+    std::printf("%-16s %.4g ms (%.4g ms per iteration)\n", "iterations", 1e3*r.times.iterate,
+                1e3*r.times.iterate/std::max(1, r.nIterations));
 
     return checkKrylovOutcome(o, *sys, m, b, x, r);
 }

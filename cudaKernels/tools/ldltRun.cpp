@@ -132,8 +132,8 @@ ExitStatus runLdltOf(const Options& o, const LduMatrixData& m, Executor executor
 
     std::vector<Scalar> x(n, Scalar(0));
     const SolveResult r = numerical([&]() { return solver->solve(b.data(), x.data(), tolerance, maxRefinement); });
-    std::printf("%-16s %.4g ms\n", "solve", 1e3*r.setupSeconds);
-    std::printf("%-16s %.4g ms (%d steps)\n", "refinement", 1e3*r.iterateSeconds, r.nIterations);
+    std::printf("%-16s %.4g ms\n", "solve", 1e3*r.times.setup);
+    std::printf("%-16s %.4g ms (%d steps)\n", "refinement", 1e3*r.times.iterate, r.nIterations);
     std::printf("LDLT:  Solving for x, Initial residual = %g, Final residual = %g, No Iterations %d\n",
                 r.initialResidual, r.finalResidual, r.nIterations);
     std::printf("%-16s %s (tolerance %g on ||b - A x||_2/||b||_2)\n", "converged", yesNo(r.converged), tolerance);

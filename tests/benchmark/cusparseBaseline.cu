@@ -267,10 +267,10 @@ void printComparison(int n, int rows, double tolerance, const OursTimed& ours, c
                 n, rows, tolerance);
     std::printf("%-40s %12s %12s\n", "", "PCGGPU+DIC", "cuSPARSE IC0");
     std::printf("%-40s %12d %12d\n", "iterations", ours.result.nIterations, iterations);
-    std::printf("%-40s %12.3f %12.3f\n", "ms per iteration", 1e3*ours.result.iterateSeconds/ours.result.nIterations,
+    std::printf("%-40s %12.3f %12.3f\n", "ms per iteration", 1e3*ours.result.times.iterate/ours.result.nIterations,
                 1e3*cgSeconds/iterations);
     std::printf("%-40s %12s %12.3f\n", "ms per preconditioner apply (L, L^T)", "-", 1e3*pcg.solveLSeconds/iterations);
-    std::printf("%-40s %12.3f %12.3f\n", "ms set-up (factor; cuSPARSE + analyses)", 1e3*ours.result.setupSeconds,
+    std::printf("%-40s %12.3f %12.3f\n", "ms set-up (factor; cuSPARSE + analyses)", 1e3*ours.result.times.setup,
                 1e3*setup);
     std::printf("%-40s %12.3f %12.3f\n", "ms per solve (upload, set-up, iterations)", 1e3*ours.seconds, 1e3*cusparseSolve);
     std::printf("%-40s %12s %12.2f\n", "cuSPARSE time / PCGGPU time per solve", "", cusparseSolve/ours.seconds);

@@ -208,8 +208,8 @@ private:
         c.maxIter = 2000;
         const SolveResult r = sys_.solve(KrylovMethod::named("PCG"), psi.data(), b.data(), c, Preconditioner::named("DIC"), Coupling());
         std::printf("%-44s %10.4f ms per iteration (%d iterations, %.1f ms solve)\n", "PCG+DIC solve to 1e-6",
-                    1e3*r.iterateSeconds/std::max(1, r.nIterations), r.nIterations,
-                    1e3*(r.uploadSeconds + r.setupSeconds + r.iterateSeconds));
+                    1e3*r.times.iterate/std::max(1, r.nIterations), r.nIterations,
+                    1e3*(r.times.upload + r.times.setup + r.times.iterate));
         // the solve's own time per iteration holds its one-off work (initial residual, the first
         // apply's packing, psi back to the host) too; a solve of 2N iterations less one of N does not
         c.tolerance = 0;

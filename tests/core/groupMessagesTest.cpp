@@ -155,8 +155,8 @@ TEST(RankGroup, RequestsRoundTrip)
     done.result.nIterations = 12;
     done.result.converged = true;
     done.result.nonFinite = true;
-    done.result.iterateSeconds = 0.25;
-    done.result.handOverSeconds = 0.5;
+    done.result.times.iterate = 0.25;
+    done.result.times.handOver = 0.5;
     encodeRequest(done, message);
     EXPECT_EQ(int(message.size()), 14);
     EXPECT_LE(int(message.size()), maxRequestSize(0));
@@ -167,8 +167,8 @@ TEST(RankGroup, RequestsRoundTrip)
     EXPECT_FALSE(back.result.singular);
     EXPECT_TRUE(back.result.nonFinite);
     EXPECT_EQ(back.result.finalResidual, 1e-7);
-    EXPECT_EQ(back.result.iterateSeconds, 0.25);
-    EXPECT_EQ(back.result.handOverSeconds, 0.5);
+    EXPECT_EQ(back.result.times.iterate, 0.25);
+    EXPECT_EQ(back.result.times.handOver, 0.5);
     // a done with more than the result (psi travels in the shared values)
     message.push_back(1);
     EXPECT_THROW(decodeRequest(message.data(), int(message.size())), std::runtime_error);

@@ -88,27 +88,6 @@ struct GamgLevelView
     const bool* faceFlipMap = nullptr;
 };
 
-//- What a GAMG solve reports beyond SolveResult: the seconds of its parts (device synchronised)
-struct GamgTimes
-{
-    //- Coarse matrices from the fine values, and the smoothers' factors
-    double coarseMatrices = 0;
-    double smootherSetup = 0;
-    //- Per whole solve: smoothing on the finest level and on the coarse ones, restriction and
-    //  prolongation (with scaling and interpolation), the coarsest solve
-    double finestSmoothing = 0;
-    double smoothing = 0;
-    double transfer = 0;
-    double coarsest = 0;
-    //- Per whole solve: the iterations of the coarsest level's Krylov solves (OpenFOAM's PCG or
-    //  PBiCGStab, one a V-cycle; 0 where the coarsest is solved directly or by its diagonal),
-    //  counted whether or not the parts are timed
-    long coarsestIterations = 0;
-    //- Per whole solve: the levels of the level-scheduled sweeps (Gauss-Seidel, DIC/DILU
-    //  smoothers), each a step that waits for the one before: the chain of dependent steps
-    long sweepLevels = 0;
-};
-
 //- A solver of GAMG's coarsest level outside the system, on the host (OpenFOAM's
 //  directSolveCoarsest: the LU decomposition of the coarsest matrix, interfaces included): it gets
 //  the coarsest level's values once per solve, then a source per V-cycle.
@@ -182,9 +161,6 @@ public:
     //- The coarsest level solved by this solver from now on (directSolveCoarsest), or, with
     //  nullptr, as GAMG's default (PCG with DIC, PBiCGStab with DILU)
     virtual void setCoarsestSolver(CoarsestSolver* solver) = 0;
-
-    //- The seconds of the last solve's parts (the V-cycles' parts only where timed)
-    virtual GamgTimes times() const = 0;
 };
 
 //- Build the GAMG hierarchy on an executor: the fine addressing and one GamgLevelView per

@@ -127,8 +127,8 @@ public:
     //- x = A^-1 b (host arrays of n), then refined (x += A^-1 (b - A x)) until ||b - A x||_2 /
     //  ||b||_2 <= tolerance or after maxRefinement steps. initialResidual: after the plain
     //  solve; finalResidual: at the end; nIterations: the refinement steps; converged: the
-    //  tolerance reached; seconds: uploadSeconds b to the executor, setupSeconds the plain solve
-    //  (with its residual), iterateSeconds the refinement. Before a factor: throws Error.
+    //  tolerance reached; times: upload b to the executor, setup the plain solve (with its
+    //  residual), iterate the refinement. Before a factor: throws Error.
     virtual SolveResult solve(const Scalar* b, Scalar* x, double tolerance, int maxRefinement) = 0;
 
     //- A solver for another matrix of the same pattern (another field of a mesh) on the same

@@ -42,6 +42,53 @@ struct SolverControls
     bool halfStepCountsItself = false;
 };
 
+//- What a solve's phases took: the one record of its timings, each filled where its work is
+//  done (a Stopwatch, the backend's queue waited for at the phase's end), printed by the OpenFOAM
+//  layer in one place (gpuLduSolver::logTimes: debug switch gpuLduSolver 1, and 2 for the parts
+//  of GAMG's V-cycles). Seconds, but for GAMG's two counts.
+struct SolveTimes
+{
+    //- Values to the device and into their format (the matrix, psi and source), the numeric
+    //  preconditioner (GAMG: coarseMatrices + smootherSetup), the rest (residual, normFactor,
+    //  iterations or V-cycles, psi back)
+    double upload = 0;
+    double setup = 0;
+    double iterate = 0;
+    //- Ranks consolidated into one system (the OpenFOAM layer): their values to the system's
+    //  owner and psi back
+    double handOver = 0;
+
+    // GAMG (GamgHierarchy::solve)
+
+        //- Coarse matrices from the fine values, and the smoothers' factors
+        double coarseMatrices = 0;
+        double smootherSetup = 0;
+        //- Where the parts are timed (GamgHierarchy::setTimed): smoothing on the finest level
+        //  and on the coarse ones, restriction and prolongation (with scaling and
+        //  interpolation), the coarsest solve
+        double finestSmoothing = 0;
+        double smoothing = 0;
+        double transfer = 0;
+        double coarsest = 0;
+        //- The iterations of the coarsest level's Krylov solves (OpenFOAM's PCG or PBiCGStab,
+        //  one a V-cycle; 0 where the coarsest is solved directly or by its diagonal), counted
+        //  whether or not the parts are timed
+        long coarsestIterations = 0;
+        //- The levels of the level-scheduled sweeps (Gauss-Seidel, DIC/DILU smoothers), each a
+        //  step that waits for the one before: the chain of dependent steps
+        long sweepLevels = 0;
+
+    // GAMGGPU's solve in the OpenFOAM layer
+
+        //- OpenFOAM's agglomeration fetched (built on the first solve of a mesh), the level
+        //  systems fetched or first built, the coarse levels' interfaces and their coefficients
+        //  made on every rank (as GAMGSolver's constructor makes them), the whole solve
+        double agglomeration = 0;
+        double levelSystems = 0;
+        double interfaces = 0;
+        double whole = 0;
+};
+
 //- What a solve reports; mirrors OpenFOAM's SolverPerformance.
 struct SolveResult
 {
@@ -54,15 +101,8 @@ struct SolveResult
     //- True when a residual became NaN or infinite (the solve stopped there).
     bool nonFinite = false;
 
-    //- Wall-clock seconds of the phases, the device synchronised at their ends:
-    //  values to the device and into CSR (setMatrix and the psi/source upload), the numeric
-    //  preconditioner, and the rest (residual, normFactor, iterations, psi download).
-    double uploadSeconds = 0;
-    double setupSeconds = 0;
-    double iterateSeconds = 0;
-    //- Ranks consolidated into one system (the OpenFOAM layer): their values to the system's
-    //  owner and psi back
-    double handOverSeconds = 0;
+    //- What its phases took
+    SolveTimes times;
 };
 
 //- Where a host interface term falls in a row's sum. OpenFOAM subtracts the interface terms

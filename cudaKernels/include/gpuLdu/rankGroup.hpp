@@ -448,7 +448,7 @@ struct GroupRequest
     //- product: x (not for rowSums) and y at the rank's host interface cells
     std::vector<double> x;
     std::vector<double> y;
-    //- done: the solve's result (handOverSeconds: the owner's hand-over so far)
+    //- done: the solve's result (times.handOver: the owner's hand-over so far)
     SolveResult result;
 };
 

@@ -251,12 +251,12 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     {
         openDeviceExchange();
     }
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
     shareValues();
     if (debug)
     {
         Info<< "gpuLduRankGroup: the shared values made and mapped in "
-            << gpuLdu::secondsSince(start) << " s" << endl;
+            << watch.seconds() << " s" << endl;
     }
 }
 
@@ -360,7 +360,7 @@ bool Foam::gpuLduRankGroup::combine
     const double receivedSeconds
 )
 {
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
     try
     {
         combined_ = gpuLdu::combineRanks(levels, ranks_.size(), &world_);
@@ -392,7 +392,7 @@ bool Foam::gpuLduRankGroup::combine
             " matching, or updated out of patch order by commsType scheduled:"
             " all on the host)" : "")
         << "; the ranks' addressing in " << receivedSeconds
-        << " s, combined in " << gpuLdu::secondsSince(start) << " s" << endl;
+        << " s, combined in " << watch.seconds() << " s" << endl;
 
     return combined_.onHost;
 }
@@ -406,7 +406,7 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     {
         return system_.get();
     }
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
     system_ = gpuLdu::makeLduSystem(executor_, combined_.view());
     systemMatrix_ = heldMatrix();
     // the world's ranks (a group solves together only where its ranks share
@@ -419,7 +419,7 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     system_->setDeviceCouplings(combined_.couplings);
     system_->setInterfaces(combined_.hostCells);
     Info<< "gpuLduRankGroup: the group's system built in "
-        << gpuLdu::secondsSince(start) << " s" << endl;
+        << watch.seconds() << " s" << endl;
     return system_.get();
 }
 

@@ -110,7 +110,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     std::vector<rankSetup>& ranks
 )
 {
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
     const bool wholeMesh = UPstream::nProcs(meshComm) == ranks_.size();
     const label nLevels = ranks[0].levels.size() + 1;
 
@@ -137,7 +137,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     {
         views.push_back(steps[k].view(coarse[k]));
     }
-    const double combinedSeconds = gpuLdu::secondsSince(start);
+    const double combinedSeconds = watch.seconds();
 
     gamg_ = gpuLdu::makeGamgHierarchy(executor, combined_.view(), views);
     gamgMatrix_ = heldMatrix();
@@ -202,7 +202,7 @@ bool Foam::gpuLduRankGroup::combineGamg
              : "sums per group, reduced among the owners"
            )
         << "; set up in "
-        << gpuLdu::secondsSince(start) << " s (combined " << combinedSeconds
+        << watch.seconds() << " s (combined " << combinedSeconds
         << " s)" << endl;
     return true;
 }
@@ -231,7 +231,7 @@ bool Foam::gpuLduRankGroup::gamgShared
     // This rank can be part of one hierarchy where it updates its coupled
     // patches in patch order; then its coarse levels (the finest is the mesh
     // the group combined already) and the coarsening steps
-    const auto prepareStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch prepareWatch;
     rankSetup mine;
     mine.eligible =
         inPatchOrder_
@@ -260,7 +260,7 @@ bool Foam::gpuLduRankGroup::gamgShared
     if (debug)
     {
         Info<< "gpuLduRankGroup: the first rank's GAMG levels and steps copied"
-            << " in " << gpuLdu::secondsSince(prepareStart) << " s" << endl;
+            << " in " << prepareWatch.seconds() << " s" << endl;
     }
 
     const label meshComm = agglomeration.meshLevel(0).comm();
@@ -365,9 +365,9 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             intCoeffs.push_back(gamgTermInt_[k].data());
         }
         // (their upload counts with the solve's)
-        const auto coeffsStart = gpuLdu::Clock::now();
+        const gpuLdu::Stopwatch coeffsWatch;
         gamg_->setDeviceCouplingCoeffs(bou, intCoeffs);
-        const double coeffsSeconds = gpuLdu::secondsSince(coeffsStart);
+        const double coeffsSeconds = coeffsWatch.seconds();
         gamg_->setTimed(timed);
         // directSolveCoarsest: OpenFOAM's LU of the coarsest level with the
         // coefficients of its processor faces from this hand-over
@@ -408,7 +408,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
         }
         gpuLdu::SolveResult result =
             gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
-        result.uploadSeconds += coeffsSeconds;
+        result.times.upload += coeffsSeconds;
         gamg_->setCoarsestSolver(nullptr);
         return result;
     };

@@ -114,8 +114,8 @@ void Foam::gpuLduRankGroup::exchangeValues
     const std::function<void(label, bool)>& ahead
 )
 {
-    const auto start = gpuLdu::Clock::now();
-    const double arrivedAt = gpuLdu::clockSeconds(start);
+    const gpuLdu::Stopwatch watch;
+    const double arrivedAt = gpuLdu::clockSeconds(watch.started());
 
     // this rank's coefficients of its patches in the system, patch after patch
     std::vector<double> bou, intc;
@@ -159,7 +159,7 @@ void Foam::gpuLduRankGroup::exchangeValues
         FatalErrorInFunction
             << e.what() << abort(FatalError);
     }
-    writtenSeconds_ = gpuLdu::secondsSince(start);
+    writtenSeconds_ = watch.seconds();
 
     // the message: which parts are written, GAMG's coarse coefficients
     if (!owner())
@@ -171,7 +171,7 @@ void Foam::gpuLduRankGroup::exchangeValues
     // each rank's terms placed as its message comes (receiveValues)
     gpuLdu::GroupValues into = groupValues(levelCoeffs != nullptr);
     receiveValues(mine, into, ahead);
-    lastArrivalSeconds_ = gpuLdu::secondsSince(start);
+    lastArrivalSeconds_ = watch.seconds();
 }
 
 
@@ -265,7 +265,7 @@ void Foam::gpuLduRankGroup::finish
     gpuLdu::GroupRequest done;
     done.kind = gpuLdu::GroupRequestKind::done;
     done.result = r;
-    done.result.handOverSeconds = handOverSeconds;
+    done.result.times.handOver = handOverSeconds;
     doneMessages_.resize(ranks_.size());
     for (std::vector<double>& message : doneMessages_)
     {
@@ -294,7 +294,7 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     // arrivedAt) to the values' being complete, and psi back: before that
     // the owner waits for the ranks' own work (their assembly), which
     // native's solve waits for too, at its first reduction
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
     exchangeValues
     (
         matrix, psi, source, interfaceBouCoeffs, interfaceIntCoeffs, levelCoeffs,
@@ -304,21 +304,21 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveTogether
     {
         return serve(couplings, matrix.mesh().comm(), psi);
     }
-    const double came = gpuLdu::clockSeconds(start);
+    const double came = gpuLdu::clockSeconds(watch.started());
     const double valuesDone = gpuLdu::clockSeconds(gpuLdu::Clock::now());
     const double waitedSeconds = std::max(0.0, lastArrivedAt_ - came);
     const double valuesSeconds = valuesDone - std::max(lastArrivedAt_, came);
 
     gpuLdu::SolveResult r = ownerSolve();
-    const auto backStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch backWatch;
     finish(r, valuesSeconds, psi);
-    const double backSeconds = gpuLdu::secondsSince(backStart);
-    r.handOverSeconds = valuesSeconds + backSeconds;
+    const double backSeconds = backWatch.seconds();
+    r.times.handOver = valuesSeconds + backSeconds;
 
     if (debug)
     {
         Info<< "gpuLduRankGroup: hand-over of " << ranks_.size() << " ranks "
-            << 1e3*r.handOverSeconds << " ms (values " << 1e3*valuesSeconds
+            << 1e3*r.times.handOver << " ms (values " << 1e3*valuesSeconds
             << " ms after the last rank came, psi back " << 1e3*backSeconds
             << " ms; before it the ranks' own work " << 1e3*waitedSeconds
             << " ms; own values written in " << 1e3*writtenSeconds_

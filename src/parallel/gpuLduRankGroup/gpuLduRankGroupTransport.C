@@ -409,7 +409,7 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         const label n = ranks_.size();
         std::vector<rankSetup> setups(n);
         setups[0] = std::move(mine);
-        const auto start = gpuLdu::Clock::now();
+        const gpuLdu::Stopwatch watch;
         std::vector<std::int64_t> sizes(n, 0);
         std::vector<std::string> handles(n);
         for (label r = 1; r < n; ++r)
@@ -431,10 +431,10 @@ bool Foam::gpuLduRankGroup::agree(rankSetup mine, const decision& decide) const
         }
         // the time spent reading the set-ups once every rank's is there (the
         // rest is waiting for the ranks to pack them)
-        const auto readStart = gpuLdu::Clock::now();
+        const gpuLdu::Stopwatch readWatch;
         unpackSetups(handles, sizes, setups, ranks_);
-        const double readSeconds = gpuLdu::secondsSince(readStart);
-        const double receivedSeconds = gpuLdu::secondsSince(start);
+        const double readSeconds = readWatch.seconds();
+        const double receivedSeconds = watch.seconds();
         if (debug)
         {
             Info<< "gpuLduRankGroup: the set-up messages of " << n - 1

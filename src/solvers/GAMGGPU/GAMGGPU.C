@@ -34,18 +34,17 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
     const gpuLdu::Executor exec,
     const GAMGAgglomeration& agglomeration,
     const gpuLduGamgCouplings& couplings,
-    const double groupSeconds,
     const bool directSolveCoarsest,
     gpuLdu::GamgControls& gamg,
     scalarField& psi,
     const scalarField& source,
-    solveLog& log
+    std::vector<int>& levelCells
 ) const
 {
-    const auto systemStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch systemWatch;
     gpuLdu::GamgHierarchy& hierarchy =
         cache.gamgHierarchy(exec, matrix_.lduAddr(), agglomeration);
-    log.systemSeconds = groupSeconds + gpuLdu::secondsSince(systemStart);
+    const double systemSeconds = systemWatch.seconds();
     // gpuLduSolver 2: the V-cycle's parts timed (the device waited
     // for between parts, which slows the solve)
     hierarchy.setTimed(gpuLduSolver::debug >= 2);
@@ -90,14 +89,14 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
         );
     }
     hierarchy.setCoarsestSolver(direct.get());
-    const auto matrixStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch matrixWatch;
     hierarchy.setMatrix
     (
         matrix_.diag().cdata(),
         matrix_.upper().cdata(),
         matrix_.hasLower() ? matrix_.lower().cdata() : nullptr
     );
-    const double matrixSeconds = gpuLdu::secondsSince(matrixStart);
+    const double matrixSeconds = matrixWatch.seconds();
     gpuLdu::SolveResult result = hierarchy.solve
     (
         psi.data(),
@@ -107,51 +106,11 @@ gpuLdu::SolveResult Foam::GAMGGPU::solveOwn
         couplings.couplings()
     );
     // upload: the matrix values, psi and the source
-    result.uploadSeconds += matrixSeconds;
+    result.times.upload += matrixSeconds;
+    result.times.levelSystems = systemSeconds;
     hierarchy.setCoarsestSolver(nullptr);
-    log.times = hierarchy.times();
-    log.levelCells = hierarchy.levelCells();
+    levelCells = hierarchy.levelCells();
     return result;
-}
-
-
-void Foam::GAMGGPU::logTimes
-(
-    const gpuLdu::SolveResult& result,
-    const solveLog& log
-) const
-{
-    // (a rank of a group that is not its owner has no levels of its own)
-    if (gpuLduSolver::debug && !log.levelCells.empty())
-    {
-        const gpuLdu::GamgTimes& times = log.times;
-        Info<< "gpuLduSolver: " << type() << " " << fieldName_ << ": "
-            << log.levelCells.size() << " levels ("
-            << log.levelCells.front() << " to " << log.levelCells.back()
-            << " cells), solve "
-            << 1e3*log.solveSeconds << " ms: agglomeration "
-            << 1e3*log.agglomerationSeconds << " ms, level systems "
-            << 1e3*log.systemSeconds << " ms, upload "
-            << 1e3*result.uploadSeconds << " ms, coarse matrices "
-            << 1e3*times.coarseMatrices << " ms"
-            << (log.directCoarsest ? " (coarsest factored by LDLT)" : "")
-            << ", smoother set-up "
-            << 1e3*times.smootherSetup << " ms, V-cycles "
-            << 1e3*result.iterateSeconds << " ms, hand-over "
-            << 1e3*result.handOverSeconds << " ms, coarse interfaces "
-            << 1e3*log.interfacesSeconds << " ms" << endl;
-    }
-    if (gpuLduSolver::debug >= 2 && !log.levelCells.empty())
-    {
-        const gpuLdu::GamgTimes& times = log.times;
-        Info<< "gpuLduSolver: " << type() << " " << fieldName_
-            << ": V-cycles: smoothing finest " << 1e3*times.finestSmoothing
-            << " ms, coarse " << 1e3*times.smoothing
-            << " ms, restriction+prolongation " << 1e3*times.transfer
-            << " ms, coarsest " << 1e3*times.coarsest << " ms ("
-            << times.coarsestIterations << " iterations of its Krylov solves); "
-            << times.sweepLevels << " dependent sweep levels" << endl;
-    }
 }
 
 
@@ -334,8 +293,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     gpuLduRankGroup*& group
 ) const
 {
-    solveLog log;
-    const auto solveStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch solveWatch;
     const bool directSolveCoarsest = settings_.directSolveCoarsest;
     // (the hierarchy's own choices made into it: directCoarsest, ...)
     gpuLdu::GamgControls gamg = settings_.core;
@@ -345,7 +303,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
     // (agglomerator, nCellsInCoarsestLevel, mergeLevels)
     const GAMGAgglomeration& agglomeration =
         GAMGAgglomeration::New(matrix_, controlDict_);
-    log.agglomerationSeconds = gpuLdu::secondsSince(solveStart);
+    const double agglomerationSeconds = solveWatch.seconds();
     if (agglomeration.processorAgglomerate())
     {
         errors().processorAgglomeration();
@@ -353,25 +311,26 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
 
     // Decomposed, the ranks sharing a device as one hierarchy where they
     // can be (gpuLduRankGroup); else each rank its own
-    const auto systemStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch groupWatch;
     group = hierarchyGroup(c, exec, agglomeration, directSolveCoarsest);
-    const double groupSeconds = gpuLdu::secondsSince(systemStart);
+    const double groupSeconds = groupWatch.seconds();
 
     // Every level's interfaces and interface coefficients, as
     // GAMGSolver's constructor makes them (cyclic, processor, ...), each
     // patch where the group's hierarchy takes it on every level
-    const auto interfacesStart = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch interfacesWatch;
     const gpuLduGamgCouplings couplings
     (
         agglomeration, matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_,
         interfaces_, cmpt, group ? group->patchPhase() : labelList()
     );
-    log.interfacesSeconds = gpuLdu::secondsSince(interfacesStart);
+    const double interfacesSeconds = interfacesWatch.seconds();
 
+    // (none on a rank of a group that is not its owner)
+    std::vector<int> levelCells;
     gpuLdu::SolveResult result;
     if (group)
     {
-        log.systemSeconds = groupSeconds;
         result = group->solveGamg
         (
             matrix_, interfaceBouCoeffs_, interfaceIntCoeffs_, couplings,
@@ -380,20 +339,21 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         );
         if (const gpuLdu::GamgHierarchy* hierarchy = group->gamgHierarchy())
         {
-            log.times = hierarchy->times();
-            log.levelCells = hierarchy->levelCells();
+            levelCells = hierarchy->levelCells();
         }
     }
     else
     {
         result = solveOwn
         (
-            c, exec, agglomeration, couplings, groupSeconds,
-            directSolveCoarsest, gamg, psi, source, log
+            c, exec, agglomeration, couplings, directSolveCoarsest, gamg,
+            psi, source, levelCells
         );
     }
-    log.solveSeconds = gpuLdu::secondsSince(solveStart);
-    log.directCoarsest = gamg.directCoarsest;
+    result.times.agglomeration = agglomerationSeconds;
+    result.times.levelSystems += groupSeconds;
+    result.times.interfaces = interfacesSeconds;
+    result.times.whole = solveWatch.seconds();
 
     if (!settings_.cacheAgglomeration)
     {
@@ -402,7 +362,7 @@ Foam::solverPerformance Foam::GAMGGPU::solveSystem
         delete &agglomeration;
     }
 
-    logTimes(result, log);
+    logTimes(type(), result, &levelCells, gamg.directCoarsest);
     return performance(type(), result);
 }
 

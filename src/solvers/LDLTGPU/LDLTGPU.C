@@ -104,7 +104,7 @@ void Foam::LDLTGPU::correction
     // Tolerance 0, no refinement steps: the plain solve with the factor,
     // refined out here against the whole matrix (interfaces included)
     const gpuLdu::SolveResult s = f.solver->solve(r.cdata(), dx.data(), 0, 0);
-    f.solveSeconds += s.uploadSeconds + s.setupSeconds + s.iterateSeconds;
+    f.solveSeconds += s.times.upload + s.times.setup + s.times.iterate;
 }
 
 
@@ -354,7 +354,7 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
         return perf;
     }
 
-    const auto start = gpuLdu::Clock::now();
+    const gpuLdu::Stopwatch watch;
 
     // This rank's device chosen (gpuLduDevices), then the direct
     // solver's own per-mesh state
@@ -380,7 +380,7 @@ Foam::solverPerformance Foam::LDLTGPU::solveSystem
         Info<< type() << ": " << fieldName_ << ": " << perf.nIterations()
             << " refinement steps, " << f.nFactorised
             << " factorisations, direct solves " << 1e3*f.solveSeconds
-            << " ms, whole solve " << 1e3*gpuLdu::secondsSince(start) << " ms"
+            << " ms, whole solve " << 1e3*watch.seconds() << " ms"
             << endl;
     }
 

@@ -183,6 +183,7 @@ Foam::solverPerformance Foam::gpuLduKrylovSolver::solveSystem
       ? solveInGroup(c, *group, psi, source, cmpt)
       : solveOwn(c, exec, psi, source, cmpt);
 
+    logTimes(solveName(), result);
     return performance(solveName(), result);
 }
 

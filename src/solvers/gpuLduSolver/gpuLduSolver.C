@@ -80,12 +80,12 @@ gpuLdu::Executor Foam::gpuLduSolver::executor() const
         // the first call waits for CUDA's initialisation (begun when the
         // library was loaded)
         static bool waited = false;
-        const auto start = gpuLdu::Clock::now();
+        const gpuLdu::Stopwatch watch;
         const std::string& reason = gpuLduDevices::gpuUnavailableReason();
         if (debug && !waited)
         {
             Info<< "gpuLduSolver: CUDA's initialisation "
-                << gpuLdu::secondsSince(start) << " s (the first rank's)" << endl;
+                << watch.seconds() << " s (the first rank's)" << endl;
         }
         waited = true;
         if (!reason.empty())
@@ -171,7 +171,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache
     if (exec == gpuLdu::Executor::gpu || gpuLduDevices::pretending())
     {
         static bool selected = false;
-        const auto start = gpuLdu::Clock::now();
+        const gpuLdu::Stopwatch watch;
         gpuLduDevices::select
         (
             exec == gpuLdu::Executor::gpu,
@@ -179,7 +179,7 @@ Foam::gpuLduCache& Foam::gpuLduSolver::cache
         );
         if (debug && !selected)
         {
-            Info<< "gpuLduSolver: devices chosen in " << gpuLdu::secondsSince(start)
+            Info<< "gpuLduSolver: devices chosen in " << watch.seconds()
                 << " s (the first rank's)" << endl;
         }
         selected = true;
@@ -219,20 +219,6 @@ Foam::solverPerformance Foam::gpuLduSolver::performance
         );
     }
 
-    if (gpuLduSolver::debug)
-    {
-        const scalar perIteration =
-            r.nIterations ? r.iterateSeconds/r.nIterations : 0;
-
-        Info<< "gpuLduSolver: " << solveName << " " << fieldName_
-            << ": upload+convert " << 1e3*r.uploadSeconds
-            << " ms, preconditioner set-up " << 1e3*r.setupSeconds
-            << " ms, iterations " << 1e3*r.iterateSeconds << " ms ("
-            << r.nIterations << " iterations, " << 1e3*perIteration
-            << " ms each), hand-over " << 1e3*r.handOverSeconds << " ms"
-            << endl;
-    }
-
     return solverPerformance
     (
         solveName,
@@ -243,6 +229,61 @@ Foam::solverPerformance Foam::gpuLduSolver::performance
         r.converged,
         r.singular
     );
+}
+
+
+void Foam::gpuLduSolver::logTimes
+(
+    const word& solveName,
+    const gpuLdu::SolveResult& r,
+    const std::vector<int>* levelCells,
+    const bool directCoarsest
+) const
+{
+    if (!debug)
+    {
+        return;
+    }
+    const gpuLdu::SolveTimes& t = r.times;
+    if (!levelCells)
+    {
+        const scalar perIteration =
+            r.nIterations ? t.iterate/r.nIterations : 0;
+
+        Info<< "gpuLduSolver: " << solveName << " " << fieldName_
+            << ": upload+convert " << 1e3*t.upload
+            << " ms, preconditioner set-up " << 1e3*t.setup
+            << " ms, iterations " << 1e3*t.iterate << " ms ("
+            << r.nIterations << " iterations, " << 1e3*perIteration
+            << " ms each), hand-over " << 1e3*t.handOver << " ms"
+            << endl;
+        return;
+    }
+    // (a rank of a group that is not its owner has no levels of its own)
+    if (levelCells->empty())
+    {
+        return;
+    }
+    Info<< "gpuLduSolver: " << solveName << " " << fieldName_ << ": "
+        << levelCells->size() << " levels (" << levelCells->front() << " to "
+        << levelCells->back() << " cells), solve " << 1e3*t.whole
+        << " ms: agglomeration " << 1e3*t.agglomeration
+        << " ms, level systems " << 1e3*t.levelSystems << " ms, upload "
+        << 1e3*t.upload << " ms, coarse matrices " << 1e3*t.coarseMatrices
+        << " ms" << (directCoarsest ? " (coarsest factored by LDLT)" : "")
+        << ", smoother set-up " << 1e3*t.smootherSetup << " ms, V-cycles "
+        << 1e3*t.iterate << " ms, hand-over " << 1e3*t.handOver
+        << " ms, coarse interfaces " << 1e3*t.interfaces << " ms" << endl;
+    if (debug >= 2)
+    {
+        Info<< "gpuLduSolver: " << solveName << " " << fieldName_
+            << ": V-cycles: smoothing finest " << 1e3*t.finestSmoothing
+            << " ms, coarse " << 1e3*t.smoothing
+            << " ms, restriction+prolongation " << 1e3*t.transfer
+            << " ms, coarsest " << 1e3*t.coarsest << " ms ("
+            << t.coarsestIterations << " iterations of its Krylov solves); "
+            << t.sweepLevels << " dependent sweep levels" << endl;
+    }
 }
 
 
