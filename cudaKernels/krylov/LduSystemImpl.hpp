@@ -531,8 +531,8 @@ public:
             result.times.setup = queueSeconds<B>(watch);
 
             CoupledOperator A(*this, coupling);
-            KrylovSystem<B> sys{n(), A, precon_, sums, work_, ptr(psi_), ptr(source_), ptr(rA_), ptr(wA_), normFactor};
-            KrylovMethodRegistry::visit(method.id(), [&](auto entry) { decltype(entry)::loop(sys, controls, result); });
+            KrylovSolve<B> s{n(), A, precon_, sums, work_, ptr(psi_), ptr(source_), ptr(rA_), ptr(wA_), normFactor};
+            KrylovMethodRegistry::visit(method.id(), [&](auto entry) { decltype(entry)::loop(s, controls, result); });
         }
         return result;
     }

@@ -6,7 +6,7 @@
 #ifndef GPULDU_PBICG_HPP
 #define GPULDU_PBICG_HPP
 
-#include "krylov/KrylovSystem.hpp"
+#include "krylov/KrylovLoop.hpp"
 #include "registry/Registry.hpp"
 
 namespace gpuLdu
@@ -22,31 +22,31 @@ struct PBiCG
     static constexpr bool openFOAMs = true;
 
     template<class B>
-    static void loop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
+    static void loop(KrylovSolve<B>& s, const SolverControls& c, SolveResult& r)
     {
         using S = detail::CgScalars;
-        const int n = sys.n;
-        double* pA = sys.work(0);
-        double* rT = sys.work(1);
-        double* wT = sys.work(2);
-        double* pT = sys.work(3);
-        double* psi = sys.psi;
-        double* rA = sys.rA;
-        double* wA = sys.wA;
-        auto& sums = sys.scalars;
+        const int n = s.n;
+        double* pA = s.work(0);
+        double* rT = s.work(1);
+        double* wT = s.work(2);
+        double* pT = s.work(3);
+        double* psi = s.psi;
+        double* rA = s.rA;
+        double* wA = s.wA;
+        auto& sums = s.scalars;
 
         // rT = source - A^T psi
-        sys.A.tmul(wT, psi);
-        forEach<B>(0, n, detail::Residual{sys.source, wT, rT});
+        s.A.tmul(wT, psi);
+        forEach<B>(0, n, detail::Residual{s.source, wT, rT});
 
         do
         {
             const int now = S::wArA(r.nIterations);
-            auto scalars = [&] { return S::at<B>(sums.values(), now, sys.normFactor); };
+            auto scalars = [&] { return S::at<B>(sums.values(), now, s.normFactor); };
 
             // wA = M^-1 rA;  wT = M^-T rT;  wArT = wA.rT
-            sys.M.apply(wA, rA);
-            sys.M.applyT(wT, rT);
+            s.M.apply(wA, rA);
+            s.M.applyT(wT, rT);
             sums.sumInto(detail::Dot{wA, rT}, now);
 
             // pA = wA + beta*pA;  pT = wT + beta*pT
@@ -54,13 +54,13 @@ struct PBiCG
             forEach<B>(0, n, detail::UpdateSearchDirections{wA, wT, pA, pT, scalars(), first});
 
             // wA = A pA;  wT = A^T pT;  wApT = wA.pT
-            sys.A.amul(wA, pA);
-            sys.A.tmul(wT, pT);
+            s.A.amul(wA, pA);
+            s.A.tmul(wT, pT);
             sums.sumInto(detail::Dot{wA, pT}, S::wApA);
 
             // psi += alpha*pA;  rA -= alpha*wA;  rT -= alpha*wT (nothing where wApT is singular)
             sums.sumInto(detail::UpdateBiCG{pA, wA, wT, psi, rA, rT, scalars()}, S::residualSum);
-            if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
+            if (stepStops(sums, S::wApA, s.normFactor, r, s.normFactor))
             {
                 break;
             }

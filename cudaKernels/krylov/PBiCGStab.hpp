@@ -8,7 +8,7 @@
 #ifndef GPULDU_PBICGSTAB_HPP
 #define GPULDU_PBICGSTAB_HPP
 
-#include "krylov/KrylovSystem.hpp"
+#include "krylov/KrylovLoop.hpp"
 #include "registry/Registry.hpp"
 
 namespace gpuLdu
@@ -24,20 +24,20 @@ struct PBiCGStab
     static constexpr bool openFOAMs = true;
 
     template<class B>
-    static void loop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
+    static void loop(KrylovSolve<B>& s, const SolverControls& c, SolveResult& r)
     {
         using S = detail::StabScalars;
-        const int n = sys.n;
-        double* pA = sys.work(0);
-        double* AyA = sys.work(1);
-        double* sA = sys.work(2);
-        double* zA = sys.work(3);
-        double* tA = sys.work(4);
-        double* rA0 = sys.work(5);
-        double* psi = sys.psi;
-        double* rA = sys.rA;
-        double* yA = sys.wA;
-        auto& sums = sys.scalars;
+        const int n = s.n;
+        double* pA = s.work(0);
+        double* AyA = s.work(1);
+        double* sA = s.work(2);
+        double* zA = s.work(3);
+        double* tA = s.work(4);
+        double* rA0 = s.work(5);
+        double* psi = s.psi;
+        double* rA = s.rA;
+        double* yA = s.wA;
+        auto& sums = s.scalars;
 
         forEach<B>(0, n, detail::Copy{rA, rA0});
         double omega = 1;
@@ -59,13 +59,13 @@ struct PBiCGStab
             forEach<B>(0, n, detail::UpdateStabDirection{rA, AyA, pA, scalars(), first});
 
             // yA = M^-1 pA;  AyA = A yA;  alpha = rA0.rA/rA0.AyA
-            sys.M.apply(yA, pA);
-            sys.A.amul(AyA, yA);
+            s.M.apply(yA, pA);
+            s.A.amul(AyA, yA);
             sums.sumInto(detail::Dot{rA0, AyA}, S::rA0AyA);
 
             // sA = rA - alpha*AyA, and the convergence test at the half step
             sums.sumInto(detail::HalfStepResidual{rA, AyA, sA, scalars()}, now + 1);
-            if (stepStops(sums, now, 1.0, r, sys.normFactor))
+            if (stepStops(sums, now, 1.0, r, s.normFactor))
             {
                 break;
             }
@@ -78,8 +78,8 @@ struct PBiCGStab
             }
 
             // zA = M^-1 sA;  tA = A zA;  omega = tA.sA/tA.tA
-            sys.M.apply(zA, sA);
-            sys.A.amul(tA, zA);
+            s.M.apply(zA, sA);
+            s.A.amul(tA, zA);
             sums.sumInto(detail::SumSqr{tA}, S::tAtA);
             sums.sumInto(detail::Dot{tA, sA}, S::tAsA);
 
@@ -88,7 +88,7 @@ struct PBiCGStab
             double omegaAndResidual[3];
             sums.fetch(S::tAtA, 3, omegaAndResidual);
             omega = omegaAndResidual[1]/omegaAndResidual[0];
-            if (residualStops(r, omegaAndResidual[2], sys.normFactor))
+            if (residualStops(r, omegaAndResidual[2], s.normFactor))
             {
                 break;
             }

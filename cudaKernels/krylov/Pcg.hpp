@@ -7,7 +7,7 @@
 #ifndef GPULDU_PCG_HPP
 #define GPULDU_PCG_HPP
 
-#include "krylov/KrylovSystem.hpp"
+#include "krylov/KrylovLoop.hpp"
 #include "registry/Registry.hpp"
 
 namespace gpuLdu
@@ -23,23 +23,23 @@ struct Pcg
     static constexpr bool openFOAMs = true;
 
     template<class B>
-    static void loop(KrylovSystem<B>& sys, const SolverControls& c, SolveResult& r)
+    static void loop(KrylovSolve<B>& s, const SolverControls& c, SolveResult& r)
     {
         using S = detail::CgScalars;
-        const int n = sys.n;
-        double* pA = sys.work(0);
-        double* psi = sys.psi;
-        double* rA = sys.rA;
-        double* wA = sys.wA;
-        auto& sums = sys.scalars;
+        const int n = s.n;
+        double* pA = s.work(0);
+        double* psi = s.psi;
+        double* rA = s.rA;
+        double* wA = s.wA;
+        auto& sums = s.scalars;
 
         do
         {
             const int now = S::wArA(r.nIterations);
-            auto scalars = [&] { return S::at<B>(sums.values(), now, sys.normFactor); };
+            auto scalars = [&] { return S::at<B>(sums.values(), now, s.normFactor); };
 
             // wA = M^-1 rA;  wArA = wA.rA
-            sys.M.apply(wA, rA);
+            s.M.apply(wA, rA);
             sums.sumInto(detail::Dot{wA, rA}, now);
 
             // pA = wA + beta*pA
@@ -47,12 +47,12 @@ struct Pcg
             forEach<B>(0, n, detail::UpdateSearchDirection{wA, pA, scalars(), first});
 
             // wA = A pA;  wApA = wA.pA
-            sys.A.amul(wA, pA);
+            s.A.amul(wA, pA);
             sums.sumInto(detail::Dot{wA, pA}, S::wApA);
 
             // psi += alpha*pA;  rA -= alpha*wA (nothing where wApA is singular)
             sums.sumInto(detail::UpdateSolutionAndResidual{pA, wA, psi, rA, scalars()}, S::residualSum);
-            if (stepStops(sums, S::wApA, sys.normFactor, r, sys.normFactor))
+            if (stepStops(sums, S::wApA, s.normFactor, r, s.normFactor))
             {
                 break;
             }

@@ -130,7 +130,7 @@ HeldScalars<N> scalarsFor(const double* s)
     return h;
 }
 
-//- PCG's and PBiCG's sums as they stay on the device (DeviceScalars, krylov/KrylovSystem.hpp):
+//- PCG's and PBiCG's sums as they stay on the device (DeviceScalars, krylov/KrylovLoop.hpp):
 //  wA.rA (PBiCG: wA.rT) of iteration k at wArA(k), the previous iteration's at the other of the
 //  two, wA.pA (PBiCG: wA.pT) at wApA and the residual sum right after it (stepStops reads the two
 //  together). beta and alpha are OpenFOAM's quotients, taken where they are used; a row step
@@ -257,7 +257,7 @@ struct UpdateBiCG
     }
 };
 
-//- PBiCGStab's sums as they stay on the device (DeviceScalars, krylov/KrylovSystem.hpp): rA0.rA
+//- PBiCGStab's sums as they stay on the device (DeviceScalars, krylov/KrylovLoop.hpp): rA0.rA
 //  of iteration k at rA0rA(k) with that step's half-step residual sum right after it, the
 //  previous iteration's pair at the other two; rA0.AyA, tA.tA, tA.sA and the final residual sum.
 //  alpha, omega and beta are OpenFOAM's quotients, taken from the scalars where they are used.

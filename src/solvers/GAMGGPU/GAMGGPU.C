@@ -284,7 +284,7 @@ Foam::gpuLduRankGroup* Foam::GAMGGPU::hierarchyGroup
 }
 
 
-Foam::solverPerformance Foam::GAMGGPU::solveSystem
+Foam::solverPerformance Foam::GAMGGPU::solveByCore
 (
     scalarField& psi,
     const scalarField& source,

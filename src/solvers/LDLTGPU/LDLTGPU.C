@@ -314,7 +314,7 @@ Foam::word Foam::LDLTGPU::pivotRole() const
 }
 
 
-Foam::solverPerformance Foam::LDLTGPU::solveSystem
+Foam::solverPerformance Foam::LDLTGPU::solveByCore
 (
     scalarField& psi,
     const scalarField& source,

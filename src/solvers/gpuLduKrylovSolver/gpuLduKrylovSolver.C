@@ -166,7 +166,7 @@ Foam::word Foam::gpuLduKrylovSolver::pivotRole() const
 }
 
 
-Foam::solverPerformance Foam::gpuLduKrylovSolver::solveSystem
+Foam::solverPerformance Foam::gpuLduKrylovSolver::solveByCore
 (
     scalarField& psi,
     const scalarField& source,

@@ -335,7 +335,7 @@ Foam::solverPerformance Foam::gpuLduSolver::solve
     gpuLduRankGroup* group = nullptr;
     try
     {
-        perf = solveSystem(psi, source, cmpt, exec, group);
+        perf = solveByCore(psi, source, cmpt, exec, group);
     }
     catch (const gpuLdu::ValueError& e)
     {

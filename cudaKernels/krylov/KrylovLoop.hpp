@@ -5,8 +5,8 @@
 // the device, the vectors of the solve, normFactor; the convergence, singularity and
 // non-finite tests.
 
-#ifndef GPULDU_KRYLOVSYSTEM_HPP
-#define GPULDU_KRYLOVSYSTEM_HPP
+#ifndef GPULDU_KRYLOVLOOP_HPP
+#define GPULDU_KRYLOVLOOP_HPP
 
 #include "krylov/VectorOps.hpp"
 #include "precond/Preconditioners.hpp"
@@ -176,7 +176,7 @@ public:
 
 //- One solve as a loop sees it: psi the initial guess, rA = source - A psi, wA free
 template<class B>
-struct KrylovSystem
+struct KrylovSolve
 {
     int n;
     LinearOperator& A;
