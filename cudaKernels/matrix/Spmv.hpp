@@ -31,7 +31,9 @@ struct SpmvRow
     const double* x;
     double* y;
 
-    GPULDU_HD void operator()(int i) const
+    //- Row i of A x in that order (also a part's of GAMG's coarsest team, CoarsestPcg)
+    GPULDU_HD static double row(const int* rowStart, const int* col, const int* diagPos,
+                                const double* val, const double* x, int i)
     {
         const int d = diagPos[i];
         double yi = val[d]*x[i];
@@ -43,7 +45,12 @@ struct SpmvRow
         {
             yi += val[p]*x[col[p]];
         }
-        y[i] = yi;
+        return yi;
+    }
+
+    GPULDU_HD void operator()(int i) const
+    {
+        y[i] = row(rowStart, col, diagPos, val, x, i);
     }
 };
 

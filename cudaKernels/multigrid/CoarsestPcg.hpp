@@ -124,29 +124,14 @@ struct CoarsestPcgTeam
         return {partStart, rowStart, col, diagPos, val, rD, termStart, termCols, termC};
     }
 
-    //- DIC of part q: w = M^-1 r over its rows (forward, then backward); returns w.r there
+    //- DIC of part q: w = M^-1 r over its rows (DicDilu's sweeps in row order, in place);
+    //  returns w.r there
     GPULDU_HD static double precondition(const Arrays& a, int q, const double* r, double* w)
     {
         const int first = a.partStart[q];
         const int end = a.partStart[q + 1];
-        for (int i = first; i < end; ++i)
-        {
-            double acc = a.rD[i]*r[i];
-            for (int k = a.rowStart[i]; k < a.diagPos[i]; ++k)
-            {
-                acc -= (a.rD[i]*a.val[k])*w[a.col[k]];
-            }
-            w[i] = acc;
-        }
-        for (int i = end - 1; i >= first; --i)
-        {
-            double acc = w[i];
-            for (int k = a.rowStart[i + 1] - 1; k > a.diagPos[i]; --k)
-            {
-                acc -= (a.rD[i]*a.val[k])*w[a.col[k]];
-            }
-            w[i] = acc;
-        }
+        detail::rowOrderSweeps<false>(first, end, a.rowStart, a.col, a.diagPos, nullptr, a.val,
+                                      a.rD, r, w, w);
         double s = 0;
         for (int i = first; i < end; ++i)
         {
@@ -155,19 +140,11 @@ struct CoarsestPcgTeam
         return s;
     }
 
-    //- (A p)[i]: SpmvRow's sum, then the device couplings' terms (ApplyCouplings)
+    //- (A p)[i]: SpmvRow's sum, then the device couplings' terms subtracted in
+    //  ApplyCouplings' order (here found by row, as InterfaceRowTerms finds them)
     GPULDU_HD double product(const Arrays& a, int i, const double* p) const
     {
-        const int d = a.diagPos[i];
-        double yi = a.val[d]*p[i];
-        for (int k = a.rowStart[i]; k < d; ++k)
-        {
-            yi += a.val[k]*p[a.col[k]];
-        }
-        for (int k = d + 1; k < a.rowStart[i + 1]; ++k)
-        {
-            yi += a.val[k]*p[a.col[k]];
-        }
+        double yi = detail::SpmvRow::row(a.rowStart, a.col, a.diagPos, a.val, p, i);
         if (nTerms > 0)
         {
             for (int k = a.termStart[i]; k < a.termStart[i + 1]; ++k)

@@ -34,6 +34,49 @@ namespace gpuLdu
 namespace detail
 {
 
+//- OpenFOAM's DIC/DILU sweeps over the rows [first, end) in row order, the forward one by
+//  ascending row, the backward one by descending row: y_i = rD_i r_i - sum_{j<i} (rD_i a_ij) y_j,
+//  then w_i = y_i - sum_{j>i} (rD_i a_ij) w_j, each row's terms in its order (SweepRow's
+//  arithmetic), so the bits are the level schedule's. The rows reach only rows of [first, end);
+//  y and w may be one array (in place). Transposed: A^T's entries (DILU's second use). The
+//  host's sweeps (DicDilu::rowOrderSweeps) and a part's of GAMG's coarsest team
+//  (CoarsestPcg::precondition).
+template<bool Transposed>
+GPULDU_HD inline void rowOrderSweeps
+(
+    int first,
+    int end,
+    const int* rowStart,
+    const int* col,
+    const int* diagPos,
+    const int* transpose,
+    const double* val,
+    const double* rD,
+    const double* r,
+    double* y,
+    double* w
+)
+{
+    for (int i = first; i < end; ++i)
+    {
+        double acc = rD[i]*r[i];
+        for (int p = rowStart[i]; p < diagPos[i]; ++p)
+        {
+            acc -= (rD[i]*entry<Transposed>(val, transpose, p))*y[col[p]];
+        }
+        y[i] = acc;
+    }
+    for (int i = end - 1; i >= first; --i)
+    {
+        double acc = y[i];
+        for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
+        {
+            acc -= (rD[i]*entry<Transposed>(val, transpose, p))*w[col[p]];
+        }
+        w[i] = acc;
+    }
+}
+
 //- x = 1/x
 struct Invert
 {
@@ -350,40 +393,16 @@ class DicDiluPreconditioner
         upper_.sweep(backwardSweep<Transposed, MaxTerms>(ptr(y_), w));
     }
 
-    //- The host's sweeps r -> y -> w as plain loops, the forward one by ascending row, the
-    //  backward one by descending row: each row's arithmetic is SweepRow's (rD[i] r[i], then
-    //  (rD[i] A[i][j]) y[j] subtracted in the row's order), so the bits are the schedule's, without
-    //  its levels, notReady fills and waits or packed terms (a small level's loop, GAMG's
-    //  coarsest on the owner's host, ran at about 45 ns a row an iteration through them)
+    //- The host's sweeps r -> y -> w as plain loops (detail::rowOrderSweeps over every row):
+    //  the bits are the schedule's, without its levels, notReady fills and waits or packed terms
+    //  (a small level's loop, GAMG's coarsest on the owner's host, ran at about 45 ns a row an
+    //  iteration through them)
     template<bool Transposed>
     void rowOrderSweeps(double* w, const double* r) const
     {
-        const int n = A_.nRows;
-        const int* rowStart = ptr(A_.rowStart);
-        const int* col = ptr(A_.col);
-        const int* diagPos = ptr(A_.diagPos);
-        const int* transpose = ptr(A_.transpose);
-        const double* val = ptr(A_.val);
-        const double* rD = ptr(rD_);
-        double* y = ptr(y_);
-        for (int i = 0; i < n; ++i)
-        {
-            double acc = rD[i]*r[i];
-            for (int p = rowStart[i]; p < diagPos[i]; ++p)
-            {
-                acc -= (rD[i]*detail::entry<Transposed>(val, transpose, p))*y[col[p]];
-            }
-            y[i] = acc;
-        }
-        for (int i = n - 1; i >= 0; --i)
-        {
-            double acc = y[i];
-            for (int p = rowStart[i + 1] - 1; p > diagPos[i]; --p)
-            {
-                acc -= (rD[i]*detail::entry<Transposed>(val, transpose, p))*w[col[p]];
-            }
-            w[i] = acc;
-        }
+        detail::rowOrderSweeps<Transposed>(0, A_.nRows, ptr(A_.rowStart), ptr(A_.col),
+                                           ptr(A_.diagPos), ptr(A_.transpose), ptr(A_.val),
+                                           ptr(rD_), r, ptr(y_), w);
     }
 
     template<bool Transposed>
