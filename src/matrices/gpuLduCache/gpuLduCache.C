@@ -170,6 +170,9 @@ Foam::gpuLduRankGroup* Foam::gpuLduCache::rankGroup
     const lduInterfaceFieldPtrsList& interfaces
 )
 {
+    // The one decision whether this rank's group solves as one: it has
+    // several ranks, or every rank of the run is in a group (a rank alone
+    // on its device beside groups of several: a group of one)
     if (gpuLduDevices::group().size() < 2 && !gpuLduDevices::everyRankGrouped())
     {
         return nullptr;

@@ -200,10 +200,6 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
 {
     const bool meet = groupsMeet();
     patchNbr_ = patchNeighbours(interfaces, ranks_, meet);
-    if (!shared())
-    {
-        return;
-    }
     world_.rank.assign(ranks_.begin(), ranks_.end());
     world_.ownerOf.assign
     (

@@ -216,10 +216,6 @@ bool Foam::gpuLduRankGroup::gamgShared
     const GAMGAgglomeration& agglomeration
 )
 {
-    if (!shared())
-    {
-        return false;
-    }
     if (gamgAgglomeration_ == &agglomeration)
     {
         return gamgShared_;
