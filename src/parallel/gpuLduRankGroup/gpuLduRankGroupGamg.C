@@ -98,6 +98,22 @@ std::vector<gpuLdu::CombinedCoarsening> combineSteps
     return steps;
 }
 
+
+//- Where the hierarchy's global sums are made, as its set-up line says
+const char* sumsPhrase
+(
+    const bool localSums,
+    const bool ownersSum,
+    const bool deviceExchange
+)
+{
+    return
+        localSums ? "sums on the device"
+      : !ownersSum ? "sums per rank"
+      : deviceExchange ? "sums per group, summed among the owners on the device"
+      : "sums per group, reduced among the owners";
+}
+
 } // End anonymous namespace
 
 
@@ -181,6 +197,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     gamg_->setDeviceCouplings(couplings);
     gamg_->setInterfaces(hostCells);
 
+    const bool ownersSum = ownerCoupling::ownersSums(executor, meshComm) >= 0;
     OSstream& log = ownerLog();
     log<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
     for (const label r : ranks_)
@@ -193,14 +210,7 @@ bool Foam::gpuLduRankGroup::combineGamg
         << combined_.hostCells.size() << " finest interface cells on the host"
         << (combined_.onHost ? " (every patch: see the group's system)" : "")
         << ", "
-        << (
-               gamgLocalSums_ ? "sums on the device"
-             : ownerCoupling::ownersSums(executor, meshComm) < 0
-             ? "sums per rank"
-             : deviceExchange_
-             ? "sums per group, summed among the owners on the device"
-             : "sums per group, reduced among the owners"
-           )
+        << sumsPhrase(bool(gamgLocalSums_), ownersSum, bool(deviceExchange_))
         << "; set up in "
         << watch.seconds() << " s (combined " << combinedSeconds
         << " s)" << endl;
