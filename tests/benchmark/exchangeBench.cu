@@ -247,6 +247,126 @@ double graphMicroseconds(int k, cudaStream_t stream, const F& record)
     return t;
 }
 
+//- What the two ranks exchange with: their buffers (device send/recv, page-locked host copies),
+//  stream and transports (NCCL's communicator, the peer area: null where not available)
+struct Transports
+{
+    int k;
+    int rank;
+    int peer;
+    cudaStream_t stream;
+    double* send;
+    double* recv;
+    double* hostSend;
+    double* hostRecv;
+    const gpuLdu::NcclLibrary& nccl;
+    ncclComm_t comm;
+    PeerArea* area;
+
+    //- One line of the table: a timing and whether both ranks received what the other sent
+    void row(const char* transport, int n, double us, bool ok) const
+    {
+        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", transport, n, us, ok ? "yes" : "NO");
+    }
+
+    //- A stream-ordered transport's k exchanges (enqueue: one, and the kernel after it), timed on
+    //  the stream and then recorded once as a graph and replayed, each checked by verify()
+    template<class Enqueue, class Verify>
+    void onStreamAndGraph(const char* transport, const char* inGraph, int n, const Enqueue& enqueue,
+                          const Verify& verify) const
+    {
+        auto exchanges = [&]() { for (int i = 0; i < k; ++i) enqueue(); };
+        const double onStream = medianMicroseconds(k, [&]()
+        {
+            exchanges();
+            check(cudaStreamSynchronize(stream), transport);
+        });
+        row(transport, n, onStream, verify());
+        const double replayed = graphMicroseconds(k, stream, exchanges);
+        row(inGraph, n, replayed, verify());
+    }
+};
+
+//- The exchanges of n doubles each way, n from 1 to 65536, by every transport available
+void exchangeRows(const Transports& t)
+{
+    for (const int n : {1, 64, 1024, 8192, 65536})
+    {
+        const std::size_t bytes = n*sizeof(double);
+        auto exchanged = [&]() { return received(t.recv, n, t.peer); };
+        const double host = medianMicroseconds(t.k, [&]()
+        {
+            for (int i = 0; i < t.k; ++i)
+            {
+                check(cudaMemcpy(t.hostSend, t.send, bytes, cudaMemcpyDeviceToHost), "download");
+                MPI_Sendrecv(t.hostSend, n, MPI_DOUBLE, t.peer, 7, t.hostRecv, n, MPI_DOUBLE, t.peer, 7,
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                check(cudaMemcpy(t.recv, t.hostRecv, bytes, cudaMemcpyHostToDevice), "upload");
+            }
+        });
+        t.row("host", n, host, exchanged());
+        if (t.comm)
+        {
+            t.onStreamAndGraph("nccl", "ncclGraph", n, [&]()
+            {
+                t.nccl.groupStart();
+                t.nccl.send(t.send, n, ncclDouble, t.peer, t.comm, t.stream);
+                t.nccl.recv(t.recv, n, ncclDouble, t.peer, t.comm, t.stream);
+                t.nccl.groupEnd();
+                touch<<<(n + 255)/256, 256, 0, t.stream>>>(t.recv, n);
+            }, exchanged);
+        }
+        if (t.area)
+        {
+            t.onStreamAndGraph("peer", "peerGraph", n, [&]()
+            {
+                t.area->exchange(t.send, t.recv, n, t.stream);
+                touch<<<(n + 255)/256, 256, 0, t.stream>>>(t.recv, n);
+            }, exchanged);
+        }
+    }
+}
+
+//- A one-double sum of the two ranks' values by every transport available
+void sumRows(const Transports& t)
+{
+    //- Whether both ranks hold the sum of the two ranks' first values (1 and 2)
+    auto summed = [&]()
+    {
+        double got = 0;
+        check(cudaMemcpy(&got, t.recv, sizeof(double), cudaMemcpyDeviceToHost), "check");
+        int bad = got != 1.0 + 2.0;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        return bad == 0;
+    };
+    const double hostSum = medianMicroseconds(t.k, [&]()
+    {
+        for (int i = 0; i < t.k; ++i)
+        {
+            check(cudaMemcpy(t.hostSend, t.send, sizeof(double), cudaMemcpyDeviceToHost), "download");
+            MPI_Allreduce(t.hostSend, t.hostRecv, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            check(cudaMemcpy(t.recv, t.hostRecv, sizeof(double), cudaMemcpyHostToDevice), "upload");
+        }
+    });
+    t.row("hostSum", 1, hostSum, summed());
+    if (t.comm)
+    {
+        t.onStreamAndGraph("ncclSum", "ncclSumGr", 1, [&]()
+        {
+            t.nccl.allReduce(t.send, t.recv, 1, ncclDouble, ncclSum, t.comm, t.stream);
+            touch<<<1, 32, 0, t.stream>>>(t.recv, 1);
+        }, summed);
+    }
+    if (t.area)
+    {
+        t.onStreamAndGraph("peerSum", "peerSumGr", 1, [&]()
+        {
+            t.area->sum(t.send, t.recv, t.rank, t.stream);
+            touch<<<1, 32, 0, t.stream>>>(t.recv, 1);
+        }, summed);
+    }
+}
+
 } // namespace
 
 
@@ -306,101 +426,19 @@ int main(int argc, char** argv)
     }
     PeerArea* area = peerAccess ? new PeerArea(maxN, peer) : nullptr;
 
-    //- One line of the table: a timing and whether both ranks received what the other sent
-    auto row = [&](const char* transport, int n, double us, bool ok)
-    {
-        if (rank == 0) std::printf("%-10s %10d %12.1f %9s\n", transport, n, us, ok ? "yes" : "NO");
-    };
-    //- A stream-ordered transport's k exchanges (enqueue: one, and the kernel after it), timed on
-    //  the stream and then recorded once as a graph and replayed, each checked by verify()
-    auto onStreamAndGraph = [&](const char* transport, const char* inGraph, int n, auto enqueue, auto verify)
-    {
-        auto exchanges = [&]() { for (int i = 0; i < k; ++i) enqueue(); };
-        const double onStream = medianMicroseconds(k, [&]()
-        {
-            exchanges();
-            check(cudaStreamSynchronize(stream), transport);
-        });
-        row(transport, n, onStream, verify());
-        const double replayed = graphMicroseconds(k, stream, exchanges);
-        row(inGraph, n, replayed, verify());
-    };
+    const Transports t{k, rank, peer, stream, send, recv, hostSend, hostRecv, nccl, comm, area};
+    exchangeRows(t);
+    sumRows(t);
 
-    for (const int n : {1, 64, 1024, 8192, 65536})
-    {
-        const std::size_t bytes = n*sizeof(double);
-        auto exchanged = [&]() { return received(recv, n, peer); };
-        const double host = medianMicroseconds(k, [&]()
-        {
-            for (int i = 0; i < k; ++i)
-            {
-                check(cudaMemcpy(hostSend, send, bytes, cudaMemcpyDeviceToHost), "download");
-                MPI_Sendrecv(hostSend, n, MPI_DOUBLE, peer, 7, hostRecv, n, MPI_DOUBLE, peer, 7,
-                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                check(cudaMemcpy(recv, hostRecv, bytes, cudaMemcpyHostToDevice), "upload");
-            }
-        });
-        row("host", n, host, exchanged());
-        if (comm)
-        {
-            onStreamAndGraph("nccl", "ncclGraph", n, [&]()
-            {
-                nccl.groupStart();
-                nccl.send(send, n, ncclDouble, peer, comm, stream);
-                nccl.recv(recv, n, ncclDouble, peer, comm, stream);
-                nccl.groupEnd();
-                touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
-            }, exchanged);
-        }
-        if (area)
-        {
-            onStreamAndGraph("peer", "peerGraph", n, [&]()
-            {
-                area->exchange(send, recv, n, stream);
-                touch<<<(n + 255)/256, 256, 0, stream>>>(recv, n);
-            }, exchanged);
-        }
-    }
-
-    //- Whether both ranks hold the sum of the two ranks' first values (1 and 2)
-    auto summed = [&]()
-    {
-        double got = 0;
-        check(cudaMemcpy(&got, recv, sizeof(double), cudaMemcpyDeviceToHost), "check");
-        int bad = got != 1.0 + 2.0;
-        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        return bad == 0;
-    };
-    const double hostSum = medianMicroseconds(k, [&]()
-    {
-        for (int i = 0; i < k; ++i)
-        {
-            check(cudaMemcpy(hostSend, send, sizeof(double), cudaMemcpyDeviceToHost), "download");
-            MPI_Allreduce(hostSend, hostRecv, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            check(cudaMemcpy(recv, hostRecv, sizeof(double), cudaMemcpyHostToDevice), "upload");
-        }
-    });
-    row("hostSum", 1, hostSum, summed());
     if (comm)
     {
-        onStreamAndGraph("ncclSum", "ncclSumGr", 1, [&]()
-        {
-            nccl.allReduce(send, recv, 1, ncclDouble, ncclSum, comm, stream);
-            touch<<<1, 32, 0, stream>>>(recv, 1);
-        }, summed);
         nccl.commDestroy(comm);
     }
     if (area)
     {
-        onStreamAndGraph("peerSum", "peerSumGr", 1, [&]()
-        {
-            area->sum(send, recv, rank, stream);
-            touch<<<1, 32, 0, stream>>>(recv, 1);
-        }, summed);
         cudaIpcCloseMemHandle(area->peerBuffers);
         delete area;
     }
-
     cudaFreeHost(hostSend);
     cudaFreeHost(hostRecv);
     cudaFree(send);
