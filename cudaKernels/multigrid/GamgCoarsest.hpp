@@ -4,14 +4,16 @@
 // backend or, where the backend is the GPU and the level is small, by one block of threads in one
 // launch (CoarsestPcg: PCG where the level's terms and sums are its own) or on the host; the sparse LDL^T
 // on this backend (GamgControls::directCoarsest); a CoarsestSolver on the host
-// (directSolveCoarsest by OpenFOAM's LU); source/diag (GamgControls::coarsestByDiagonal).
+// (directSolveCoarsest by OpenFOAM's LU); source/diag (GamgControls::coarsestByDiagonal). Where
+// the level spans several systems (Coupling::nSystems: a group's with the other groups'), every
+// system's level gathered on each and solved there whole by the team (GatheredCoarsest).
 
 #ifndef GPULDU_GAMGCOARSEST_HPP
 #define GPULDU_GAMGCOARSEST_HPP
 
 #include "direct/LdltImpl.hpp"
 #include "krylov/LduSystemImpl.hpp"
-#include "multigrid/CoarsestPcg.hpp"
+#include "multigrid/GatheredCoarsest.hpp"
 #include "multigrid/SmootherRows.hpp"
 
 #include <thrust/copy.h>
@@ -42,6 +44,17 @@ class GamgCoarsest
     bool byTeam_ = false;
     //- The team's parts of the level (CoarsestPcg::teamParts)
     std::vector<int> teamParts_;
+    //- Where the level spans several systems and every system can: the systems' levels
+    //  gathered on each, solved by the team there (made on the first such solve, by every
+    //  system together; gatherTried_ once asked), its source summed on the backend
+    //  (gatherOnBackend_) or gathered through the host
+    std::unique_ptr<GatheredCoarsest<B>> gathered_;
+    bool gatherTried_ = false;
+    bool byGathered_ = false;
+    bool gatherOnBackend_ = false;
+    //- The level's device couplings and their coefficients of A (host copies, for gathered_)
+    DeviceCouplings couplings_;
+    std::vector<double> couplingCoeffs_;
     //- Where set, the coarsest level's solver on the host (directSolveCoarsest)
     CoarsestSolver* solver_ = nullptr;
     //- GamgControls::directCoarsest: the coarsest level by the sparse LDL^T on this backend (made
@@ -116,6 +129,60 @@ class GamgCoarsest
         }
     }
 
+    //- The level gathered from every system (GatheredCoarsest), made by all of them together:
+    //  where every system can (no interface of its level evaluated on the host) and the team
+    //  can solve the gathered level on every one; else nullptr on every system
+    std::unique_ptr<GatheredCoarsest<B>> gather(Level& coarsest, const Coupling& coupling)
+    {
+        const bool mine = !coarsest.hostEvaluatesInterfaces(coupling);
+        if (coupling.maximum(mine ? 0.0 : 1.0) > 0)
+        {
+            return nullptr;
+        }
+        const std::vector<std::vector<double>> sizes = coupling.gather({double(coarsest.n())});
+        int first = 0;
+        for (int s = 0; s < coupling.systemIndex(); ++s)
+        {
+            first += int(sizes.at(s).at(0));
+        }
+        const LduAddressingView addressing{coarsest.n(), int(lower_.size()), lower_.data(), upper_.data()};
+        const std::vector<double> piece = GatheredCoarsest<B>::structurePiece(
+            addressing, couplings_, first, GatheredCoarsest<B>::haloRows(couplings_, first, coupling));
+        auto gathered = std::make_unique<GatheredCoarsest<B>>(coupling.gather(piece), coupling.systemIndex());
+        if (coupling.maximum(gathered->usable() ? 0.0 : 1.0) > 0)
+        {
+            return nullptr;
+        }
+        return gathered;
+    }
+
+    //- The gathered level's matrix: every system's coarsest values and coefficients
+    void setGatheredMatrix(Level& coarsest, const Coupling& coupling)
+    {
+        const int n = coarsest.n();
+        std::vector<double> ldu(std::size_t(n) + lower_.size());
+        B::download(ldu.data(), coarsest.lduValues(), ldu.size());
+        gathered_->setMatrix(coupling.gather(GatheredCoarsest<B>::valuePiece(ldu, couplingCoeffs_)));
+        gatherOnBackend_ = coupling.exchangesOnBackend(B::executor);
+    }
+
+    //- corr = this system's rows of the gathered level's correction for src: the systems'
+    //  sources summed on the backend (each its own rows, zeros elsewhere) or gathered on the host
+    void solveGathered(const double* src, double* corr, const SolverControls& controls, const Coupling& coupling)
+    {
+        if (gatherOnBackend_)
+        {
+            coupling.sumOnBackend(gathered_->placeSource(src), gathered_->nGathered());
+        }
+        else
+        {
+            std::vector<double> mine(std::size_t(gathered_->nCells()));
+            B::download(mine.data(), src, mine.size());
+            gathered_->uploadSource(coupling.gather(mine));
+        }
+        gathered_->solve(corr, controls);
+    }
+
 public:
     //- For the coarsest level's addressing (its faces kept for the LDL^T's pattern)
     explicit GamgCoarsest(const LduAddressingView& coarsest)
@@ -137,6 +204,18 @@ public:
         return host_.get();
     }
 
+    //- The level's device couplings (LduSystem::setDeviceCouplings) and, per solve, their
+    //  coefficients of A (host arrays): kept for a level gathered from several systems
+    void setCouplings(const DeviceCouplings& c)
+    {
+        couplings_ = c;
+    }
+
+    void setCouplingCoeffs(const double* coeffs)
+    {
+        couplingCoeffs_.assign(coeffs, coeffs + couplings_.nTerms());
+    }
+
     //- The coarsest level solved by this solver from now on (nullptr: as the controls say)
     void setSolver(CoarsestSolver* solver)
     {
@@ -144,14 +223,31 @@ public:
     }
 
     //- Per solve, once the coarsest matrix is summed: factored (direct, symmetric matrices
-    //  only), set up for the team's PCG where it solves it (the level's coupling in this solve:
-    //  coupling), or handed to the host's solver or system where it solves there
+    //  only), gathered from every system where it spans several (each system calls it), set up
+    //  for the team's PCG where it solves it (the level's coupling in this solve: coupling), or
+    //  handed to the host's solver or system where it solves there
     void setMatrix(Level& coarsest, bool direct, bool symmetric, const GamgControls& c, const Coupling& coupling)
     {
         direct_ = direct;
         if (direct_ && !symmetric)
         {
             throw Error("gpuLdu: GAMG's direct coarsest solve (LDL^T) is for symmetric matrices");
+        }
+        byGathered_ = false;
+        if (!solver_ && !direct_ && !c.coarsestByDiagonal && symmetric && coupling.nSystems() > 1)
+        {
+            if (!gatherTried_)
+            {
+                gatherTried_ = true;
+                gathered_ = gather(coarsest, coupling);
+            }
+            byGathered_ = gathered_ != nullptr;
+        }
+        if (byGathered_)
+        {
+            byTeam_ = false;
+            setGatheredMatrix(coarsest, coupling);
+            return;
         }
         byTeam_ = host_ && !solver_ && !direct_ && !c.coarsestByDiagonal
                && CoarsestPcg<B>::usable(coarsest, coupling, symmetric, teamParts_);
@@ -173,18 +269,24 @@ public:
         }
     }
 
+    //- The rows of the level gathered from every system, where this solve gathers it (else 0)
+    int gatheredRows() const
+    {
+        return byGathered_ ? gathered_->nGathered() : 0;
+    }
+
     //- Whether solve only queues work on the backend (no transfer, no wait): it may be recorded
     //  with the V-cycle's other work
     bool onBackend() const
     {
-        return byTeam_;
+        return byTeam_ || (byGathered_ && gatherOnBackend_);
     }
 
     //- The Krylov iterations of the solve's coarsest solves that solve could not count as it
     //  returned (the team's, counted on the backend: one transfer)
     long backendIterations()
     {
-        return byTeam_ ? team_->iterations() : 0;
+        return byTeam_ ? team_->iterations() : byGathered_ ? gathered_->iterations() : 0;
     }
 
     //- corr = the coarsest level's correction for src (arrays of the backend): from a zero
@@ -224,6 +326,11 @@ public:
         if (byTeam_)
         {
             team_->solve(coarsest, src, corr, controls);
+            return 0;
+        }
+        if (byGathered_)
+        {
+            solveGathered(src, corr, controls, coupling);
             return 0;
         }
         if (c.coarsestByDiagonal)

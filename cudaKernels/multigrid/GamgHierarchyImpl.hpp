@@ -444,6 +444,7 @@ public:
     {
         setPerLevel(couplingsOfLevels, "device couplings",
                     [](LduSystem& s, const DeviceCouplings& c) { s.setDeviceCouplings(c); });
+        coarsest_->setCouplings(couplingsOfLevels.back());
     }
 
     //- The levels' coefficients one after the other (level k's of A, then of A^T) in one
@@ -481,6 +482,7 @@ public:
         {
             host->setDeviceCouplingCoeffs(coeffs.back(), intCoeffs.back());
         }
+        coarsest_->setCouplingCoeffs(coeffs.back());
     }
 
     void setTimed(bool timed) override { runs_.setTimed(timed); }
@@ -530,6 +532,7 @@ public:
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
         coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
+        times_.coarsestGatheredRows = coarsest_->gatheredRows();
         times_.coarseMatrices = queueLap<B>(watch);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then

@@ -29,11 +29,15 @@
 # With -gpus "G ..." (or G,G,...) each plugin run runs once for each G, as <run>-<G>gpu, on the host's first G
 # GPUs (CUDA_VISIBLE_DEVICES=0,...,G-1: the ranks of each GPU one group, the groups one system
 # or hierarchy together): 1 and 2 on a host of two GPUs give both in one call.
+# With -ranksPerSystem N the plugin's runs group each GPU's ranks N at a time (OptimisationSwitch
+# gpuLduRanksPerSystem): with 2N ranks on one GPU, two groups that exchange their faces and sums
+# as two GPUs' groups do (through the host: one device has no NCCL between its groups).
 # With -debug 2 the plugin's solves log the parts of their V-cycles or iterations (DebugSwitches
 # gpuLduSolver 2): each part waited for and timed, so no V-cycle is replayed as a CUDA graph and
 # the table's times are not the solver's (where the time goes, not how fast).
 # Usage: timeStep.sh [-sizes "N ..."] [-steps K] [-np P] [-executor gpu|cpu] [-runs "name ..."]
 #                    [-base DIR] [-options "keyword value; ..."] [-gpus "G ..."] [-debug 1|2]
+#                    [-ranksPerSystem N]
 #   defaults: -sizes "100 200" -steps 10 -np <cores> -executor gpu, every run above
 # Needs the run environment: a sourced OpenFOAM release, or . etc/run-env.sh (Debian's v1912);
 # the timer library in $GPULDU_LIBDIR (or platforms/lib), else wmake to build it.
@@ -48,7 +52,8 @@ base=
 options=
 gpus=
 debug=1
-usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"] [-gpus \"G ...\"] [-debug 1|2]"
+ranksPerSystem=
+usage="Usage: $0 [-sizes \"N ...\"] [-steps K] [-np P] [-executor gpu|cpu] [-runs \"name ...\"] [-base DIR] [-options \"keyword value; ...\"] [-gpus \"G ...\"] [-debug 1|2] [-ranksPerSystem N]"
 while [ $# -gt 0 ]; do
     case "$1" in
         -sizes) sizes=${2//,/ }; shift 2 ;;
@@ -60,12 +65,15 @@ while [ $# -gt 0 ]; do
         -options) options=$2; shift 2 ;;
         -gpus) gpus=${2//,/ }; shift 2 ;;
         -debug) debug=$2; shift 2 ;;
+        -ranksPerSystem) ranksPerSystem=$2; shift 2 ;;
         *) echo "$usage" >&2; exit 1 ;;
     esac
 done
 [ "$steps" -ge 3 ] || { echo "need at least 3 steps (the first one is set-up; the steady step is the wall time from step 2 to K)" >&2; exit 1; }
 case "$executor" in cpu|gpu) ;; *) echo "$usage" >&2; exit 1 ;; esac
 case "$debug" in 1|2) ;; *) echo "$usage" >&2; exit 1 ;; esac
+[ -z "$ranksPerSystem" ] || [[ $ranksPerSystem =~ ^[1-9][0-9]*$ ]] \
+    || { echo "-ranksPerSystem: '$ranksPerSystem' is not a number of ranks; $usage" >&2; exit 1; }
 for r in $runs; do
     case "$r" in nativeGAMG|nativePCG|GAMGGPUChebyshev|GAMGGPUGaussSeidel|PCGGPUDIC) ;;
         nativeGAMG+opt|GAMGGPUChebyshev+opt|GAMGGPUGaussSeidel+opt|PCGGPUDIC+opt)
@@ -177,7 +185,7 @@ runCase()
     # the library path
     case "${2%-[0-9]*gpu}" in *@base) path=$base:$LD_LIBRARY_PATH ;; esac
     case "$2" in native*) ;; *) libs='"libgpuLduSolvers.so" "libgpuLduSolveTimer.so"' ;; esac
-    sed -i -e "s/^libs.*/libs            ($libs);/" -e '/^DebugSwitches/d' \
+    sed -i -e "s/^libs.*/libs            ($libs);/" -e '/^DebugSwitches/d' -e '/^OptimisationSwitches/d' \
         -e "s/^writeInterval .*/writeInterval   $((steps + 1));/" "$dir/system/controlDict"
     # the plugin's debug lines of each solve: its phases, the group's hand-over (ESI's releases
     # read them from controlDict, the Foundation's from configDict)
@@ -185,9 +193,12 @@ runCase()
     case "$2" in
         native*) ;;
         *)
-            echo "DebugSwitches { gpuLduSolver $debug; gpuLduRankGroup 1; }" >> "$dir/system/controlDict"
+            local switches="DebugSwitches { gpuLduSolver $debug; gpuLduRankGroup 1; }"
+            [ -z "$ranksPerSystem" ] \
+                || switches="$switches OptimisationSwitches { gpuLduRanksPerSystem $ranksPerSystem; }"
+            echo "$switches" >> "$dir/system/controlDict"
             { echo 'FoamFile { version 2.0; format ascii; class dictionary; object configDict; }'
-              echo "DebugSwitches { gpuLduSolver $debug; gpuLduRankGroup 1; }"; } > "$dir/system/configDict"
+              echo "$switches"; } > "$dir/system/configDict"
             ;;
     esac
     echo "cavity3D $(basename "$dir"), $steps steps, $np rank(s): $2" >&2

@@ -4,10 +4,12 @@
 // groups read a halo that a fake transport fills from the other groups' x (as their owners'
 // messages would). Every product, residual, row-sum, magnitude and Jacobi-like sweep of the
 // groups is the one system's of all the ranks, bit for bit: the same terms in the same order,
-// only read across; their sums on the backend are the one system's.
+// only read across; their sums on the backend are the one system's; their coarsest levels
+// gathered on each (GatheredCoarsest) solve as the one system's.
 
 #include "referenceKrylov.hpp"
 #include "gpuLdu/rankGroup.hpp"
+#include "multigrid/GatheredCoarsest.hpp"
 #include "multigrid/Smoothers.hpp"
 
 #include <algorithm>
@@ -101,6 +103,8 @@ struct GroupSystem
 {
     CombinedLevel level;
     std::unique_ptr<LduSystemImpl<B>> system;
+    //- The device couplings' coefficients (of A, which is symmetric)
+    std::vector<double> coeffs;
     int owner = 0;
 
     GroupSystem(const Decomposed& d, const std::vector<int>& members, const std::vector<int>& ownerOf)
@@ -129,7 +133,7 @@ struct GroupSystem
         system->setMatrix(diag.data(), upper.data(), nullptr);
         system->setParts(level.rowStart);
         system->setDeviceCouplings(level.couplings);
-        std::vector<double> coeffs(level.termSource.size());
+        coeffs.resize(level.termSource.size());
         for (std::size_t k = 0; k < coeffs.size(); ++k)
         {
             coeffs[k] = terms[level.termSource[k]];
@@ -435,6 +439,96 @@ TYPED_TEST(KrylovTest, GroupsSummingOnBackendEqualOneSystem)
         scalars.fetch(1, 1, got);
         EXPECT_EQ(got[0], dot);
     }
+}
+
+
+//- The groups' levels gathered on every group (GatheredCoarsest: each group's rows, faces and
+//  terms, its halo's columns the rows across, found by sending the rows' numbers through the
+//  halo) are the one system's level: the coarsest team's PCG on the gathered level gives each
+//  group its rows of the one system's correction in as many iterations, bit for bit, with the
+//  source gathered through the host or summed on the backend (each group's rows, zeros
+//  elsewhere); pieces that do not match the structure are an error
+TYPED_TEST(KrylovTest, GroupsCoarsestGatheredIsTheOneSystemsTeamSolve)
+{
+    using B = TypeParam;
+    ThreeGroups<B> t;
+    const std::vector<GroupSystem<B>>& groups = t.groups;
+    const LduAddressingView whole = t.all.level.view();
+    const int n = whole.nCells;
+    const std::vector<int> parts = CoarsestPcg<B>::teamParts(
+        n, std::vector<int>(whole.lower, whole.lower + whole.nFaces),
+        std::vector<int>(whole.upper, whole.upper + whole.nFaces));
+    ASSERT_TRUE(CoarsestPcg<B>::usable(*t.all.system, Coupling(), true, parts));
+    CoarsestPcg<B> team;
+    team.setMatrix(*t.all.system, parts);
+    const std::vector<double> b = randomVector(n, 51);
+    SolverControls controls;
+    controls.tolerance = 1e-10;
+    typename B::template Vector<double> src(b.begin(), b.end()), corr(b.size());
+    team.solve(*t.all.system, ptr(src), ptr(corr), controls);
+    const std::vector<double> expected = toHost(corr);
+    const long iterations = team.iterations();
+    ASSERT_GT(iterations, 2);
+
+    std::vector<int> first{0};
+    std::vector<std::vector<double>> rowsOf;
+    for (const GroupSystem<B>& g : groups)
+    {
+        rowsOf.emplace_back();
+        for (int i = 0; i < g.level.nCells(); ++i)
+        {
+            rowsOf.back().push_back(first.back() + i);
+        }
+        first.push_back(first.back() + g.level.nCells());
+    }
+    std::vector<std::vector<double>> structure, values;
+    for (int g = 0; g < 3; ++g)
+    {
+        const FakeExchange<B> fake(groups, rowsOf, g);
+        const DeviceCouplings& c = groups[g].level.couplings;
+        ASSERT_GT(c.nHalo, 0);
+        structure.push_back(GatheredCoarsest<B>::structurePiece(
+            groups[g].level.view(), c, first[g], GatheredCoarsest<B>::haloRows(c, first[g], fake)));
+        std::vector<double> ldu(std::size_t(groups[g].level.nCells() + groups[g].level.view().nFaces));
+        B::download(ldu.data(), groups[g].system->lduValues(), ldu.size());
+        values.push_back(GatheredCoarsest<B>::valuePiece(ldu, groups[g].coeffs));
+    }
+    const std::vector<std::vector<double>> bs = t.split(b);
+    for (int g = 0; g < 3; ++g)
+    {
+        SCOPED_TRACE("group " + std::to_string(g));
+        GatheredCoarsest<B> gathered(structure, g);
+        ASSERT_TRUE(gathered.usable());
+        EXPECT_EQ(gathered.nGathered(), n);
+        EXPECT_EQ(gathered.first(), first[g]);
+        EXPECT_EQ(gathered.nCells(), first[g + 1] - first[g]);
+        gathered.setMatrix(values);
+        const std::vector<double> mine(expected.begin() + first[g], expected.begin() + first[g + 1]);
+        for (const bool backend : {false, true})
+        {
+            SCOPED_TRACE(backend ? "summed on the backend" : "gathered through the host");
+            typename B::template Vector<double> groupSrc(bs[g].begin(), bs[g].end()), groupCorr(bs[g].size());
+            if (backend)
+            {
+                FakeBackendExchange<B> sum(groups, rowsOf, g);
+                sum.others = b;
+                std::fill(sum.others.begin() + first[g], sum.others.begin() + first[g + 1], 0.0);
+                sum.sumOnBackend(gathered.placeSource(ptr(groupSrc)), n);
+            }
+            else
+            {
+                gathered.uploadSource(bs);
+            }
+            gathered.solve(ptr(groupCorr), controls);
+            EXPECT_EQ(toHost(groupCorr), mine);
+        }
+        EXPECT_EQ(gathered.iterations(), 2*iterations);
+        EXPECT_THROW(gathered.setMatrix({values[0], values[1]}), Error);
+        EXPECT_THROW(gathered.uploadSource({bs[0], bs[1]}), Error);
+    }
+    std::vector<double> cut = structure[1];
+    cut.pop_back();
+    EXPECT_THROW(GatheredCoarsest<B>(std::vector<std::vector<double>>{structure[0], cut}, 0), Error);
 }
 
 

@@ -87,8 +87,11 @@ if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
     RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam one 2
 fi
 # two groups on one device (gpuLduRanksPerSystem 2 on 3 ranks: a group of two and one of one;
-# with executor gpu their owners exchange through the host, NCCL taking one rank a device)
+# with executor gpu their owners exchange through the host, NCCL taking one rank a device, and
+# the coarsest level is gathered on each: GatheredCoarsest); the unstructured elbow split
+# randomly into two groups of three
 RANKS=3 SPLIT="3 1 1" RANKS_PER_SYSTEM=2 decomposed "$(gamgCase cavity cavity-p-3ranks-pairs 'p|pFinal' DIC)" icoFoam one
+RANKS=6 SPLIT=random RANKS_PER_SYSTEM=3 decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroupsOneDevice 'p|pFinal' GaussSeidel)" icoFoam one
 # 5 ranks on four devices: groups of 2, 1, 1, 1
 if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 4 ]; then
     RANKS=5 SPLIT="5 1 1" decomposed "$(gamgCase cavity cavity-p-5ranks-fourDevices 'p|pFinal' GaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one 4

@@ -74,6 +74,9 @@ struct SolveTimes
         //  one a V-cycle; 0 where the coarsest is solved directly or by its diagonal), counted
         //  whether or not the parts are timed
         long coarsestIterations = 0;
+        //- Where the coarsest level spans several systems and every system's is gathered on
+        //  each (GatheredCoarsest): the gathered level's rows; else 0
+        int coarsestGatheredRows = 0;
         //- The levels of the level-scheduled sweeps (Gauss-Seidel, DIC/DILU smoothers), each a
         //  step that waits for the one before: the chain of dependent steps
         long sweepLevels = 0;
@@ -238,6 +241,26 @@ public:
     virtual double maximum(double local) const
     {
         return local;
+    }
+
+    //- The systems that solve together (a group's system with the other groups': several GPUs
+    //  or nodes, their sums each system's own partial reduced over the systems) and this one's
+    //  index among them; alone: 1 and 0
+    virtual int nSystems() const
+    {
+        return 1;
+    }
+
+    virtual int systemIndex() const
+    {
+        return 0;
+    }
+
+    //- Every system's values (each its own count), in the systems' order, on every system: host
+    //  arrays; every system calls it (GAMG's coarsest level gathered, GatheredCoarsest)
+    virtual std::vector<std::vector<double>> gather(const std::vector<double>& mine) const
+    {
+        return {mine};
     }
 };
 

@@ -195,6 +195,7 @@ Foam::gpuLduRankGroup::gpuLduRankGroup
     gamgAgglomeration_(nullptr),
     gamgShared_(false),
     gamgLocalSums_(false),
+    gamgCoarsestGatheredSaid_(false),
     allInSystem_(false),
     directCoarsestLogged_(false)
 {

@@ -233,6 +233,7 @@ bool Foam::gpuLduRankGroup::gamgShared
     gamgAgglomeration_ = &agglomeration;
     gamg_.reset();
     gamgShared_ = false;
+    gamgCoarsestGatheredSaid_ = false;
 
     // This rank can be part of one hierarchy where it updates its coupled
     // patches in patch order; then its coarse levels (the finest is the mesh
@@ -416,6 +417,15 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
         result.times.upload += coeffsSeconds;
         gamg_->setCoarsestSolver(nullptr);
+        if (result.times.coarsestGatheredRows > 0 && !gamgCoarsestGatheredSaid_)
+        {
+            gamgCoarsestGatheredSaid_ = true;
+            ownerLog()
+                << "gpuLduRankGroup: GAMG's coarsest level of every group"
+                << " gathered on each group's device ("
+                << result.times.coarsestGatheredRows
+                << " rows) and solved whole there" << endl;
+        }
         return result;
     };
     return solveTogether
