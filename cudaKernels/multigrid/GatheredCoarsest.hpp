@@ -46,19 +46,6 @@ struct PlaceRows
     }
 };
 
-//- to[i] = from[first + i]: one system's rows of the gathered level's vector
-struct TakeRows
-{
-    const double* from;
-    double* to;
-    int first;
-
-    GPULDU_HD void operator()(int i) const
-    {
-        to[i] = from[first + i];
-    }
-};
-
 } // namespace detail
 
 template<class B>
@@ -281,7 +268,7 @@ public:
     void solve(double* corr, const SolverControls& controls)
     {
         team_.solve(*level_, ptr(source_), ptr(corr_), controls);
-        forEach<B>(0, nCells(), detail::TakeRows{ptr(corr_), corr, first()});
+        forEach<B>(0, nCells(), detail::Copy{ptr(corr_) + first(), corr});
     }
 
     //- The team's iterations since setMatrix (one transfer)
