@@ -5,7 +5,8 @@
 # timed), that the table has a line of numbers per run, and that the runs that take native's
 # iterations do: GAMGGPU GaussSeidel native GAMG's and PCGGPU+DIC native PCG's, solve by solve.
 # And that -base runs the other build: with a base whose plugin is not a library, the base run
-# (<run>@base, and <run>@base-1gpu with -gpus) fails where OpenFOAM loads the plugin.
+# (<run>@base, and <run>@base-1gpu with -gpus) fails where OpenFOAM loads the plugin. And that
+# -ranksPerSystem writes the plugin's OptimisationSwitch.
 # Usage: timeStepBench.sh [cpu|gpu]   (default cpu)
 set -uo pipefail
 
@@ -54,6 +55,19 @@ for gpus in "" "-gpus 1"; do
     expect "-base ${gpus:-without -gpus}: the plugin's own run passes, $run fails on the base's plugin" \
         eval "[ $status -ne 0 ] && grep -q 'FAIL: $run in ' '$baseLog' && ! grep -q 'FAIL: PCGGPUDIC${gpus:+-1gpu} in ' '$baseLog'"
 done
+# -ranksPerSystem: the plugin's runs have the OptimisationSwitch gpuLduRanksPerSystem in their
+# controlDict (OpenFOAM logs it as overridden); a value that is not a number is refused
+mkdir -p "$tmp/ranks"
+OUT=$tmp/out TMPDIR=$tmp/ranks CAVITY_KEEP=1 bash "$here/../benchmark/timeStep.sh" -sizes 12 -steps 3 -np 2 \
+    -executor "$executor" -runs GAMGGPUGaussSeidel -ranksPerSystem 1 > "$tmp/ranks.log" 2>&1
+status=$?
+ranksCase=$(find "$tmp/ranks" -maxdepth 2 -type d -name 12 | head -n 1)
+expect "-ranksPerSystem 1: the run passes with gpuLduRanksPerSystem among its OptimisationSwitches" \
+    eval "[ $status -eq 0 ] && grep -A3 'Overriding OptimisationSwitches' '$ranksCase/log.GAMGGPUGaussSeidel' | grep -q gpuLduRanksPerSystem"
+OUT=$tmp/out TMPDIR=$tmp bash "$here/../benchmark/timeStep.sh" -sizes 12 -ranksPerSystem two > "$tmp/ranksBad.log" 2>&1
+status=$?
+expect "-ranksPerSystem two is refused, naming the option" \
+    eval "[ $status -ne 0 ] && grep -q \"ranksPerSystem: 'two' is not a number\" '$tmp/ranksBad.log'"
 
 [ "$failed" -eq 0 ] && rm -rf "$tmp"
 echo "$passed passed, $failed failed"
