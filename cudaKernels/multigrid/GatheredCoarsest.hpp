@@ -14,8 +14,8 @@
 // Exchanges: the structure once (two gathers, one halo exchange), the values once a solve (one
 // gather), the source once a V-cycle (one sum on the backend of a vector holding each system's
 // source in its rows and zeros elsewhere, exact; or one gather through the host). Each system
-// solving its own rows takes a halo exchange and three sums an iteration instead: about 50
-// iterations a V-cycle on 8M cavity3D cells, each exchange 5-20 us (docs/performance.md).
+// solving its own rows takes a halo exchange and three sums an iteration instead: 30-50
+// iterations a V-cycle on 1M-16M cavity3D cells, each exchange 5-20 us (docs/performance.md).
 
 #ifndef GPULDU_GATHEREDCOARSEST_HPP
 #define GPULDU_GATHEREDCOARSEST_HPP
