@@ -2,13 +2,14 @@
 // GAMG's coarsest solve (OpenFOAM's PCG with DIC from a zero correction, to GAMG's tolerance and
 // relTol) as one team of threads: on the GPU one block runs every iteration in one launch, so
 // the coarsest solve stays inside the V-cycle's recording (no wait for the host, no host round
-// trip per V-cycle); on the host the team is one thread (the portable twin). The arithmetic is
-// the host LduSystem's (LduSystemImpl::solveResident with PCG, DIC and the team's parts as the
-// system's parts), bit for bit:
+// trip per V-cycle); on the host the team is one thread (the portable twin, bit for bit). The
+// arithmetic is the host LduSystem's (LduSystemImpl::solveResident with PCG, DIC and the team's
+// parts as the system's parts) but for the preconditioner's rounding:
 //   start      psi = 0, r = source; normFactor = sum|source| + 1e-20 (OpenFOAM's normFactor at
 //              psi = 0: A psi = 0 and xRef = 0), initial residual sum|r|/normFactor
-//   iteration  w = M^-1 r (DIC of each part: forward  w[i] = rD[i] r[i] - sum_{j<i} (rD[i] A[i][j]) w[j]
-//                                        backward w[i] -= sum_{j>i, descending} (rD[i] A[i][j]) w[j])
+//   iteration  w = M^-1 r, M^-1 = blockdiag(Z_q): part q's DIC inverse as a dense matrix, its
+//                column k the DIC sweeps of the unit vector e_k (DicDilu's arithmetic, made
+//                once a solve: PartInverseColumn); w[i] = sum_k Z_q[i][k] r[k], k ascending
 //              wArA = w.r;  p = w (first) or w + (wArA/wArA_old) p
 //              w = A p (SpmvRow's order: diagonal, lower, upper; then the device couplings' terms)
 //              wApA = w.p: stop where |wApA|/normFactor is singular
@@ -16,16 +17,17 @@
 //   stop       OpenFOAM's: maxIter, minIter, tolerance, relTol; a non-finite residual
 // Each sum is taken per part (rows that no face joins, CoarsestPcg::teamParts: its own DIC block
 // and its own partial sum, in row order), then over the parts in order (Coupling::sum).
-// Per iteration the team meets six times (barriers); one thread a part runs the part's
-// sequential work (the DIC sweeps, the partial sums), which bounds the part's rows (maxPartRows).
-// Everything the loop reads lives in the team's scratch (the block's shared memory), the matrix,
-// its factor and terms copied there once a launch: the DIC sweeps are chains of dependent loads,
-// each a trip to L2 (about 0.3 us) where they are global memory, about 30 cycles in shared memory.
-// With the vectors in shared memory and the matrix in global memory an iteration took 35 us (443
-// rows in 32 parts, 2 x H200: about 1 us a row of a part's sweeps), the host's loop 15-32 us; as
-// it is, on OpenFOAM's 8M cavity3D level of 64 ranks (864 rows, about 108 parts; H200) 24.6 us
-// against the host loop's 44.2. A row's columns may come in any order (OpenFOAM's agglomerated
-// levels sort faces by owner only): the team reads them in the host's order.
+// Why Z: a part's DIC sweeps are chains of dependent rows (a rank's block of a coarsest level:
+// 8-30 rows, each joined to most others), one thread's work, about 500 cycles a row in the
+// team however its loads were ordered (half of each iteration: What was tried in
+// docs/performance.md); Z_q r is a row's independent products, a thread a row. Z applies the
+// same preconditioner, its rounding another: the team's iterations are the host loop's but
+// where rounding decides (on the executor gpu only; the CPU executor never solves by the team).
+// Per iteration the team meets seven times (barriers). Everything the loop reads but Z lives
+// in the team's scratch (the block's shared memory), the matrix and its terms copied there once
+// a launch; Z (sum of the parts' rows squared) is read from global memory. A row's columns may
+// come in any order (OpenFOAM's agglomerated levels sort faces by owner only): the product and
+// the sweeps read them in the host's order.
 
 #ifndef GPULDU_COARSESTPCG_HPP
 #define GPULDU_COARSESTPCG_HPP
@@ -56,11 +58,15 @@ struct CoarsestPcgTeam
         const int* col;
         const int* diagPos;
         const double* val;
-        const double* rD;
         //- The device couplings' terms by row (InterfaceRowTerms without a halo; none: nTerms 0)
         const int* termStart;
         const int* termCols;
         const double* termC;
+        //- The parts' inverses (global memory, not staged): row i's part, the start of each
+        //  part's Z (column-major, sum of the parts' rows squared in all)
+        const int* partOf;
+        const int* zStart;
+        const double* z;
     };
 
     int n;
@@ -73,12 +79,12 @@ struct CoarsestPcgTeam
     long* iterations;
     SolverControls controls;
 
-    //- psi, r, w, p (n each), 3 x nParts partial sums, the values, rD and the terms'
-    //  coefficients; then the ints (two to a double): the row starts, columns, diagonal
-    //  positions, part starts, the terms' row starts and columns
+    //- psi, r, w, p (n each), 3 x nParts partial sums, the values and the terms' coefficients;
+    //  then the ints (two to a double): the row starts, columns, diagonal positions, part
+    //  starts, the terms' row starts and columns
     static int scratchDoubles(int n, int nParts, int nnz, int nTerms)
     {
-        const long doubles = 5L*n + 3L*nParts + nnz + nTerms;
+        const long doubles = 4L*n + 3L*nParts + nnz + nTerms;
         const long ints = 3L*n + 2 + nnz + nParts + 1 + 1 + nTerms;
         const long total = doubles + (ints + 1)/2;
         return total > (1L << 30) ? (1 << 30) : int(total);
@@ -100,8 +106,7 @@ struct CoarsestPcgTeam
     GPULDU_HD Arrays stage(const Team& t, double* at) const
     {
         double* val = at;
-        double* rD = val + nnz;
-        double* termC = rD + n;
+        double* termC = val + nnz;
         int* rowStart = reinterpret_cast<int*>(termC + nTerms);
         int* col = rowStart + n + 1;
         int* diagPos = col + nnz;
@@ -109,7 +114,6 @@ struct CoarsestPcgTeam
         int* termStart = partStart + nParts + 1;
         int* termCols = termStart + n + 1;
         copy(t, global.val, val, nnz);
-        copy(t, global.rD, rD, n);
         copy(t, global.rowStart, rowStart, n + 1);
         copy(t, global.col, col, nnz);
         copy(t, global.diagPos, diagPos, n);
@@ -121,21 +125,32 @@ struct CoarsestPcgTeam
             copy(t, global.termCols, termCols, nTerms);
         }
         t.sync();
-        return {partStart, rowStart, col, diagPos, val, rD, termStart, termCols, termC};
+        return {partStart, rowStart, col, diagPos, val, termStart, termCols, termC,
+                global.partOf, global.zStart, global.z};
     }
 
-    //- DIC of part q: w = M^-1 r over its rows (DicDilu's sweeps in row order, in place);
-    //  returns w.r there
-    GPULDU_HD static double precondition(const Arrays& a, int q, const double* r, double* w)
+    //- (M^-1 r)[i] = sum_k Z_q[i][k] r[first_q + k], k ascending (q: row i's part)
+    GPULDU_HD static double precondition(const Arrays& a, int i, const double* r)
     {
+        const int q = a.partOf[i];
         const int first = a.partStart[q];
-        const int end = a.partStart[q + 1];
-        detail::rowOrderSweeps<false>(first, end, a.rowStart, a.col, a.diagPos, nullptr, a.val,
-                                      a.rD, r, w, w);
+        const int m = a.partStart[q + 1] - first;
+        const double* zi = a.z + a.zStart[q] + (i - first);
         double s = 0;
-        for (int i = first; i < end; ++i)
+        for (int k = 0; k < m; ++k)
         {
-            s = s + w[i]*r[i];
+            s = s + zi[k*m]*r[first + k];
+        }
+        return s;
+    }
+
+    //- The part's partial sum of x.y, in row order
+    GPULDU_HD static double partDot(const Arrays& a, int q, const double* x, const double* y)
+    {
+        double s = 0;
+        for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
+        {
+            s = s + x[i]*y[i];
         }
         return s;
     }
@@ -203,9 +218,14 @@ struct CoarsestPcgTeam
             double wArAOld = 0;
             do
             {
+                for (int i = lane; i < n; i += size)
+                {
+                    w[i] = precondition(a, i, r);
+                }
+                t.sync();
                 for (int q = lane; q < nParts; q += size)
                 {
-                    wArA[q] = precondition(a, q, r, w);
+                    wArA[q] = partDot(a, q, w, r);
                 }
                 t.sync();
                 const double wArANow = total(wArA);
@@ -222,12 +242,7 @@ struct CoarsestPcgTeam
                 t.sync();
                 for (int q = lane; q < nParts; q += size)
                 {
-                    double s = 0;
-                    for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
-                    {
-                        s = s + w[i]*p[i];
-                    }
-                    wApA[q] = s;
+                    wApA[q] = partDot(a, q, w, p);
                 }
                 t.sync();
                 const double wApANow = total(wApA);
@@ -276,6 +291,38 @@ struct CoarsestPcgTeam
     }
 };
 
+//- Column k of part q's DIC inverse Z_q = M_q^-1 by the thread of the part's row first + k: the
+//  unit vector e_k swept in place by DicDilu's sweeps over the part's rows (rowOrderSweeps),
+//  stored at z + zStart[q] + k m (Z_q column-major; zStart[q] >= first as m^2 >= m, so the
+//  column's view by global row, column - first, stays inside z)
+struct PartInverseColumn
+{
+    const int* partOf;
+    const int* partStart;
+    const int* zStart;
+    const int* rowStart;
+    const int* col;
+    const int* diagPos;
+    const double* val;
+    const double* rD;
+    double* z;
+
+    GPULDU_HD void operator()(int row) const
+    {
+        const int q = partOf[row];
+        const int first = partStart[q];
+        const int end = partStart[q + 1];
+        const int m = end - first;
+        double* column = z + zStart[q] + (row - first)*m;
+        for (int l = 0; l < m; ++l)
+        {
+            column[l] = l == row - first ? 1.0 : 0.0;
+        }
+        double* x = column - first;
+        rowOrderSweeps<false>(first, end, rowStart, col, diagPos, nullptr, val, rD, x, x, x);
+    }
+};
+
 } // namespace detail
 
 //- GAMG's coarsest level solved by CoarsestPcgTeam on the level's backend: usable where the
@@ -286,7 +333,7 @@ struct CoarsestPcgTeam
 //  matrix fit the team's scratch (227 KiB on Hopper: about 4000 rows of a hexahedral mesh's
 //  coarsest level). The team's parts are its DIC blocks and its sums' order:
 //  each part's partial sum in row order, then the partials in part order (the host's PCG with
-//  the same parts, bit for bit)
+//  the same parts, but for the rounding of the DIC applied as each part's inverse)
 template<class B>
 class CoarsestPcg
 {
@@ -296,14 +343,18 @@ class CoarsestPcg
 
     Vector<int> partStart_;
     std::vector<int> parts_;
+    //- The parts' DIC inverses (PartInverseColumn): each row's part, each part's start in z_
+    Vector<int> partOf_;
+    Vector<int> zStart_;
+    Vector<double> z_;
     Vector<long> iterations_;
     //- A bad pivot of the DIC factor: thrown by the next solve (where GAMG iterates)
     std::unique_ptr<ValueError> badPivot_;
 
 public:
-    //- A part's rows are one thread's sequential work (a row of its sweeps about 0.05 us an
-    //  iteration in shared memory): a rank's coarsest level holds about nCellsInCoarsestLevel
-    //  rows (10 by default)
+    //- A part of m rows: m^2 values of its inverse, m products a row an iteration, m sweeps a
+    //  solve to make its inverse (one thread each): a rank's coarsest level holds about
+    //  nCellsInCoarsestLevel rows (10 by default)
     static constexpr int maxPartRows = 128;
     //- The team: one block of this many threads on the GPU
     static constexpr int teamSize = 256;
@@ -311,7 +362,7 @@ public:
     //- The starts of the team's parts of a level of n rows with faces (lower, upper): its
     //  finest split into consecutive rows that no face joins, neighbouring pieces merged until
     //  a part has partRows rows (8, or more where the rows outnumber the team's threads 8 to
-    //  one): each thread of the team sweeps one part
+    //  one): each part one DIC block and one partial sum of the team's
     static std::vector<int> teamParts(int n, const std::vector<int>& lower, const std::vector<int>& upper)
     {
         // reach[i]: the highest row a face of row i reaches (i itself where none)
@@ -372,13 +423,39 @@ public:
         iterations_(1)
     {}
 
-    //- Per solve, with the level's new values: the DIC factor (rD), the parts (teamParts), the
-    //  iteration count zeroed
-    void setMatrix(Level& level, const std::vector<int>& parts)
+private:
+    //- The parts and where each part's inverse lives (rows of a part squared, one after another)
+    void setParts(const std::vector<int>& parts)
     {
         parts_ = parts;
-        partStart_.resize(parts_.size());
-        B::upload(ptr(partStart_), parts_.data(), parts_.size());
+        const int nParts = int(parts.size()) - 1;
+        std::vector<int> partOf(parts.back());
+        std::vector<int> zStart(parts.size(), 0);
+        for (int q = 0; q < nParts; ++q)
+        {
+            const int m = parts[q + 1] - parts[q];
+            std::fill(partOf.begin() + parts[q], partOf.begin() + parts[q + 1], q);
+            zStart[q + 1] = zStart[q] + m*m;
+        }
+        partStart_.resize(parts.size());
+        B::upload(ptr(partStart_), parts.data(), parts.size());
+        partOf_.resize(partOf.size());
+        B::upload(ptr(partOf_), partOf.data(), partOf.size());
+        zStart_.resize(zStart.size());
+        B::upload(ptr(zStart_), zStart.data(), zStart.size());
+        z_.resize(zStart.back());
+    }
+
+public:
+
+    //- Per solve, with the level's new values: the DIC factor (rD) and the parts' inverses, the
+    //  parts (teamParts), the iteration count zeroed
+    void setMatrix(Level& level, const std::vector<int>& parts)
+    {
+        if (parts != parts_)
+        {
+            setParts(parts);
+        }
         const long zero = 0;
         B::upload(ptr(iterations_), &zero, 1);
         badPivot_.reset();
@@ -389,7 +466,12 @@ public:
         catch (const ValueError& e)
         {
             badPivot_ = std::make_unique<ValueError>(e);
+            return;
         }
+        const CsrMatrix<B>& A = level.matrix();
+        forEach<B>(0, level.n(), detail::PartInverseColumn{
+            ptr(partOf_), ptr(partStart_), ptr(zStart_), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val),
+            ptr(level.preconditioners().template instance<preconditioners::DicDilu>().rD()), ptr(z_)});
     }
 
     //- corr = the coarsest correction for src (backend arrays), queued on the backend's stream
@@ -404,8 +486,7 @@ public:
         const detail::CoarsestPcgTeam team{
             level.n(), int(parts_.size()) - 1, A.nnz(), level.nDeviceCouplingTerms(),
             {ptr(partStart_), ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val),
-             ptr(level.preconditioners().template instance<preconditioners::DicDilu>().rD()),
-             terms.rowStart, terms.cols, terms.c},
+             terms.rowStart, terms.cols, terms.c, ptr(partOf_), ptr(zStart_), ptr(z_)},
             src, corr, ptr(iterations_), controls};
         B::forEachTeam(0, 1, teamSize, team, scratchDoubles(level, team.nParts));
     }
