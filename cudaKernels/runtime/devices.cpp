@@ -62,6 +62,19 @@ std::string useDevice(int device)
 #endif
 }
 
+std::string deviceBusId(int device)
+{
+    if (device < 0 || device >= visibleDevices())
+    {
+        return "";
+    }
+#ifdef GPULDU_WITH_CUDA
+    return cudaDeviceBusId(device);
+#else
+    return "";
+#endif
+}
+
 std::vector<int> deviceOfLocalRanks(int nLocal, int nDevices)
 {
     std::vector<int> device(std::max(nLocal, 0), 0);

@@ -72,7 +72,7 @@ decomposed "$(gamgCase cavity cavity-U-decomposed U DILUGaussSeidel)" icoFoam on
 SPLIT="4 1 1" decomposed "$(gamgCase cavity cavity-U-symGS-decomposed U symGaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one
 # Two devices (a group each, their owners exchanging the faces between them on every level):
 # executor cpu pretends them; executor gpu runs them where the host has two GPUs. 4 ranks, and 6
-# (a group of 3 each) on two devices and on two pretended nodes of one device: the unstructured
+# (a group of 3 each) on two devices: the unstructured
 # elbow split randomly, boxTurb16's cyclics (processorCyclic between a rank's processor patches:
 # HALO=no, the faces between groups each rank's own interfaces, the log says so)
 if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
@@ -80,12 +80,15 @@ if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
     SPLIT=random decomposed "$(gamgCase cavity cavity-p-twoGroups-random-decomposed 'p|pFinal' DIC 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one 2
     HALO=no decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-twoGroups-decomposed p GaussSeidel)")" icoFoam one 2
     RANKS=6 SPLIT=random decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroups 'p|pFinal' GaussSeidel)" icoFoam one 2
-    RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes 'p|pFinal' DIC)" icoFoam one 1
     RANKS=6 SPLIT=random HALO=no decomposed "$(boxTurbIcoFoam "$(gamgCase boxTurb16 boxTurb16-p-6ranks-twoGroups p DIC)")" icoFoam one 2
     # a rank alone on its device beside a group of two (3 ranks on two devices): a group of one,
     # every device's ranks one hierarchy, their faces read across
     RANKS=3 SPLIT="3 1 1" decomposed "$(gamgCase cavity cavity-p-3ranks-twoDevices 'p|pFinal' GaussSeidel)" icoFoam one 2
 fi
+# two pretended nodes of 3 ranks, a device each: with executor gpu each node's own GPU where the
+# host has two, else both nodes on its one GPU (the devices told apart by PCI bus id: the owners
+# then exchange through the host)
+RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes 'p|pFinal' DIC)" icoFoam one 1
 # two groups on one device (gpuLduRanksPerSystem 2 on 3 ranks: a group of two and one of one;
 # with executor gpu their owners exchange through the host, NCCL taking one rank a device, and
 # the coarsest level is gathered on each: GatheredCoarsest); the unstructured elbow split

@@ -19,6 +19,9 @@ std::string cudaUnavailableReason();
 //- The CUDA devices this process sees
 int cudaVisibleDevices();
 
+//- The PCI bus id of the device (cudaDeviceGetPCIBusId: no context made)
+std::string cudaDeviceBusId(int device);
+
 //- cudaSetDevice(device); the device's name and PCI bus id
 std::string cudaUseDevice(int device);
 

@@ -562,14 +562,19 @@ void cudaPinnedUnregister(double* p)
     cudaHostUnregister(p);
 }
 
+std::string cudaDeviceBusId(int device)
+{
+    char busId[32] = {};
+    GPULDU_CUDA_CHECK(cudaDeviceGetPCIBusId(busId, sizeof busId, device));
+    return busId;
+}
+
 std::string cudaUseDevice(int device)
 {
     GPULDU_CUDA_CHECK(cudaSetDevice(device));
     cudaDeviceProp properties;
     GPULDU_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-    char busId[32] = {};
-    GPULDU_CUDA_CHECK(cudaDeviceGetPCIBusId(busId, sizeof busId, device));
-    return std::string(properties.name) + ", PCI " + busId;
+    return std::string(properties.name) + ", PCI " + cudaDeviceBusId(device);
 }
 
 } // namespace gpuLdu

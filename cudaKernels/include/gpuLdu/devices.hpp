@@ -143,6 +143,11 @@ int visibleDevices();
 //  (what tells two devices apart in a log); throws Error if it is out of range.
 std::string useDevice(int device);
 
+//- The PCI bus id of device `device` (of visibleDevices()): what tells a node's devices apart
+//  whatever CUDA_VISIBLE_DEVICES each process was given (a site's wrapper may show each rank
+//  its own device as device 0). Makes no CUDA context. Empty where the device is not usable.
+std::string deviceBusId(int device);
+
 //- The device of each node-local rank when nLocal ranks of one node share nDevices devices:
 //  the ranks split into min(nDevices, nLocal) groups of neighbouring ranks, as even as possible
 //  (the first nLocal % nGroups groups one rank larger), group g on device g. A rank's device

@@ -233,18 +233,34 @@ namespace
 {
 
 //- Where the ranks are: each rank's node (host name, or a pretended one),
-//  this rank's place among the ranks of its node, each rank's device
+//  this rank's place among the ranks of its node, each rank's device (its
+//  number among the devices the rank sees) and that device's hardware (the
+//  real host's name and the device's PCI bus id; empty where the rank sees
+//  no such device)
 struct rankPlaces
 {
     Foam::List<Foam::word> hosts;
     Foam::label localRank = 0;
     Foam::label localSize = 0;
     Foam::labelList devices;
+    Foam::List<Foam::word> hardware;
 
-    //- Whether two ranks share a node and a device
+    //- Whether two ranks share a node and a device: the same hardware where
+    //  known, as ranks whose CUDA_VISIBLE_DEVICES a site's wrapper narrowed
+    //  may each call a different GPU device 0
     bool together(const Foam::label a, const Foam::label b) const
     {
-        return hosts[a] == hosts[b] && devices[a] == devices[b];
+        const bool known = !hardware[a].empty() && !hardware[b].empty();
+        return hosts[a] == hosts[b]
+            && (known ? hardware[a] == hardware[b] : devices[a] == devices[b]);
+    }
+
+    //- Whether two ranks' devices are one GPU (pretended nodes of one host
+    //  may share it): where the hardware is not known, together
+    bool oneGpu(const Foam::label a, const Foam::label b) const
+    {
+        const bool known = !hardware[a].empty() && !hardware[b].empty();
+        return known ? hardware[a] == hardware[b] : together(a, b);
     }
 
     //- Whether rank r is the first of its (node, device) pair
@@ -263,7 +279,9 @@ struct rankPlaces
 
 
 //- Every rank's node and device, gathered to all (collective): a node's
-//  ranks split over its devices by gpuLdu::deviceOfLocalRanks
+//  ranks split over its devices by gpuLdu::deviceOfLocalRanks; the device's
+//  hardware where the rank sees such a device (pretended devices too: the
+//  pretended nodes of a test may share one GPU)
 rankPlaces placeRanks(const Foam::label nDevices)
 {
     using namespace Foam;
@@ -292,6 +310,14 @@ rankPlaces placeRanks(const Foam::label nDevices)
     places.devices[me] =
         gpuLdu::deviceOfLocalRanks(places.localSize, nDevices)[places.localRank];
     gpuLduCompat::allGatherList(places.devices);
+
+    places.hardware.setSize(nProcs);
+    const std::string busId = gpuLdu::deviceBusId(places.devices[me]);
+    if (!busId.empty())
+    {
+        places.hardware[me] = word(hostName() + "-" + busId);
+    }
+    gpuLduCompat::allGatherList(places.hardware);
     return places;
 }
 
@@ -354,7 +380,7 @@ void formGroup
             for (label j = 0; j < i; ++j)
             {
                 ownersApart =
-                    ownersApart && !places.together(owners[i], owners[j]);
+                    ownersApart && !places.oneGpu(owners[i], owners[j]);
             }
         }
         ownersCommunicator =
