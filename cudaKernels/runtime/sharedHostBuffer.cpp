@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SharedHostBuffer (gpuLdu/devices.hpp): doubles shared by the processes of one host through
 // anonymous files (memfd) side by side in one range, mapped by the others through
-// /proc/<pid>/fd/<fd>,...; and large lists on transparent huge pages (adviseHugePages).
+// /proc/<pid>/fd/<fd>,...; host memory allocated otherwise page-locked (PageLock); and large
+// lists on transparent huge pages (adviseHugePages).
 
 #include "gpuLdu/gpuLdu.hpp"
 
@@ -245,6 +246,31 @@ SharedHostBuffer& SharedHostBuffer::operator=(SharedHostBuffer&& other) noexcept
     std::swap(files_, other.files_);
     std::swap(registered_, other.registered_);
     return *this;
+}
+
+
+PageLock::PageLock(double* data, std::size_t n)
+{
+#ifdef GPULDU_WITH_CUDA
+    if (data && n && gpuUnavailableReason().empty() && cudaTryPinnedRegister(data, n))
+    {
+        data_ = data;
+    }
+#else
+    (void)data;
+    (void)n;
+#endif
+}
+
+
+PageLock::~PageLock()
+{
+#ifdef GPULDU_WITH_CUDA
+    if (data_)
+    {
+        cudaPinnedUnregister(data_);
+    }
+#endif
 }
 
 

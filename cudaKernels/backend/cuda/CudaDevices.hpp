@@ -29,6 +29,10 @@ std::string cudaUseDevice(int device);
 void cudaPinnedRegister(double* p, std::size_t n);
 void cudaPinnedUnregister(double* p);
 
+//- cudaPinnedRegister where CUDA can (else false, the error cleared: pages another
+//  registration holds, too little page-lockable memory)
+bool cudaTryPinnedRegister(double* p, std::size_t n);
+
 } // namespace gpuLdu
 
 #endif

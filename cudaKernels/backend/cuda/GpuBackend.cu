@@ -562,6 +562,16 @@ void cudaPinnedUnregister(double* p)
     cudaHostUnregister(p);
 }
 
+bool cudaTryPinnedRegister(double* p, std::size_t n)
+{
+    if (cudaHostRegister(p, n*sizeof(double), cudaHostRegisterDefault) == cudaSuccess)
+    {
+        return true;
+    }
+    cudaGetLastError();
+    return false;
+}
+
 std::string cudaDeviceBusId(int device)
 {
     char busId[32] = {};

@@ -370,8 +370,16 @@ bool Foam::gpuLduRankGroup::combine
     }
     systemHosts_ = gpuLdu::hostPhases(combined_);
     termDest_.assign(1, gpuLdu::termDestinations(combined_.termSource));
+    systemCoeffLocks_.clear();
     termCoeffs_.resize(combined_.termSource.size());
     termIntCoeffs_.resize(combined_.termSource.size());
+    if (owner() && executor_ == gpuLdu::Executor::gpu)
+    {
+        for (std::vector<double>* c : {&termCoeffs_, &termIntCoeffs_})
+        {
+            systemCoeffLocks_.emplace_back(c->data(), c->size());
+        }
+    }
     const label nCells = combined_.nCells();
 
     OSstream& log = ownerLog();

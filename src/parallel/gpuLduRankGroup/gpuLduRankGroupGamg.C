@@ -162,6 +162,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     gamgHosts_.clear();
     gamgTermStart_.clear();
     gamgTermDest_.clear();
+    gamgCoeffLocks_.clear();
     gamgTermBou_.assign(nLevels, std::vector<double>());
     gamgTermInt_.assign(nLevels, std::vector<double>());
     label nTerms = 0;
@@ -183,6 +184,16 @@ bool Foam::gpuLduRankGroup::combineGamg
             gamgTermInt_[k].resize(c->termSource.size());
         }
         nTerms += c->termSource.size();
+    }
+    if (owner() && executor == gpuLdu::Executor::gpu)
+    {
+        for (label k = 1; k < nLevels; ++k)
+        {
+            for (std::vector<double>* c : {&gamgTermBou_[k], &gamgTermInt_[k]})
+            {
+                gamgCoeffLocks_.emplace_back(c->data(), c->size());
+            }
+        }
     }
     gamgLocalSums_ = ownerCoupling::localSums(ranks_.size(), executor, meshComm);
     gamgCoarsestLU_.reset
