@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which device each rank of a node uses: groups of neighbouring node-local ranks, one per
-// device, as even as possible; host memory that the processes of a host share; the host's threads
+// device, as even as possible; host memory page-locked where a device is; host memory that the
+// processes of a host share; the host's threads
 // for a set-up's parts; lists on huge pages.
 
 #include "gpuLdu/gpuLdu.hpp"
@@ -51,6 +52,28 @@ TEST(Devices, GroupsAreContiguousAndEven)
             }
         }
     }
+}
+
+//- PageLock: a list's storage page-locked where a device is usable (uploads from it then go
+//  straight to the device), else left as it is; a second lock of the same memory refused (left
+//  pageable), the first unaffected; a move hands the lock over; unlocked at the end of its life,
+//  after which the memory can be locked again
+TEST(Devices, PageLockLocksWhereADeviceIs)
+{
+    std::vector<double> v(std::size_t(1) << 16, 1.0);
+    const bool device = visibleDevices() > 0;
+    {
+        PageLock lock(v.data(), v.size());
+        EXPECT_EQ(lock.locked(), device);
+        const PageLock again(v.data(), v.size());
+        EXPECT_FALSE(again.locked());
+        const PageLock moved(std::move(lock));
+        EXPECT_EQ(moved.locked(), device);
+        EXPECT_FALSE(lock.locked());
+    }
+    const PageLock later(v.data(), v.size());
+    EXPECT_EQ(later.locked(), device);
+    EXPECT_FALSE(PageLock(nullptr, 4).locked());
 }
 
 
