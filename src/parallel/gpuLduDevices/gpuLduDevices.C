@@ -250,17 +250,21 @@ struct rankPlaces
     //  may each call a different GPU device 0
     bool together(const Foam::label a, const Foam::label b) const
     {
-        const bool known = !hardware[a].empty() && !hardware[b].empty();
         return hosts[a] == hosts[b]
-            && (known ? hardware[a] == hardware[b] : devices[a] == devices[b]);
+            && (known(a, b) ? hardware[a] == hardware[b] : devices[a] == devices[b]);
     }
 
     //- Whether two ranks' devices are one GPU (pretended nodes of one host
     //  may share it): where the hardware is not known, together
     bool oneGpu(const Foam::label a, const Foam::label b) const
     {
-        const bool known = !hardware[a].empty() && !hardware[b].empty();
-        return known ? hardware[a] == hardware[b] : together(a, b);
+        return known(a, b) ? hardware[a] == hardware[b] : together(a, b);
+    }
+
+    //- Whether both ranks' device hardware is known
+    bool known(const Foam::label a, const Foam::label b) const
+    {
+        return !hardware[a].empty() && !hardware[b].empty();
     }
 
     //- Whether rank r is the first of its (node, device) pair
