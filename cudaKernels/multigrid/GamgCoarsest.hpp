@@ -216,6 +216,12 @@ public:
         couplingCoeffs_.assign(coeffs, coeffs + couplings_.nTerms());
     }
 
+    //- Whether a CoarsestSolver solves the level
+    bool hasSolver() const
+    {
+        return solver_ != nullptr;
+    }
+
     //- The coarsest level solved by this solver from now on (nullptr: as the controls say)
     void setSolver(CoarsestSolver* solver)
     {

@@ -10,6 +10,7 @@
 
 #include "multigrid/Agglomeration.hpp"
 #include "multigrid/GamgCoarsest.hpp"
+#include "multigrid/GatheredLevels.hpp"
 #include "multigrid/SmootherRows.hpp"
 #include "multigrid/Smoothers.hpp"
 #include "multigrid/VCycleRuns.hpp"
@@ -66,6 +67,27 @@ class GamgHierarchyImpl : public GamgHierarchy
     //  by a CoarsestSolver
     std::unique_ptr<GamgCoarsest<B>> coarsest_;
 
+    //- Where the hierarchy spans several systems: its levels below a size gathered on every
+    //  system (GatheredLevels.hpp; made at the first solve that may, by every system together;
+    //  gatherTried_ once asked), and whether this solve runs on them
+    static constexpr int maxGatheredRows = 250000;
+    std::unique_ptr<GatheredLevels<B>> gathered_;
+    bool gatherTried_ = false;
+    bool byGathered_ = false;
+    //- What the gathered levels are made of: the coarse levels' addressing and agglomeration
+    //  (host copies, of the levels of at most maxGatheredRows rows), device couplings, and
+    //  where each level's coupling coefficients start in couplingCoeffs_
+    struct LevelCopy
+    {
+        std::vector<int> lower, upper, restrict, faceRestrict;
+        std::unique_ptr<bool[]> flip;
+        int nCells = 0;
+        bool hasStep = false;
+    };
+    std::vector<LevelCopy> copies_;
+    std::vector<DeviceCouplings> deviceCouplings_;
+    std::vector<std::size_t> couplingAt_;
+
     //- The record of the solve under way (its smoothers count their sweep levels into it),
     //  handed out with its result
     SolveTimes times_;
@@ -89,30 +111,184 @@ class GamgHierarchyImpl : public GamgHierarchy
         return level.lduValues();
     }
 
-    //- The coupling of level k (0 the finest)
-    const Coupling& coupling(int k) const
+    //- The coupling of level k (0 the finest) as the solve gave it
+    const Coupling& levelCoupling(int k) const
     {
         return couplings_.empty() ? none_ : *couplings_[k];
+    }
+
+    //- Whether coarse level k runs gathered in this solve
+    bool gathered(int k) const
+    {
+        return byGathered_ && k >= gathered_->from();
+    }
+
+    //- The coupling of level k (0 the finest) in the V-cycle: a gathered level's own
+    const Coupling& coupling(int k) const
+    {
+        return k > 0 && gathered(k - 1) ? gathered_->coupling(k - 1) : levelCoupling(k);
+    }
+
+    //- The system of level k (0 the finest) in the V-cycle, its smoothers, and coarse level k's
+    //  correction and source
+    Level& system(int k)
+    {
+        return k > 0 && gathered(k - 1) ? gathered_->level(k - 1) : *systems_[k];
+    }
+
+    Smoothers<B>& smoothersOf(int k)
+    {
+        return k > 0 && gathered(k - 1) ? gathered_->smoothers(k - 1) : smoothers_[k];
+    }
+
+    double* corr(int k)
+    {
+        return gathered(k) ? gathered_->corr(k) : ptr(corr_[k]);
+    }
+
+    double* src(int k)
+    {
+        return gathered(k) ? gathered_->src(k) : ptr(src_[k]);
+    }
+
+    //- The agglomeration that made coarse level k, and level k's correction as it prolongs it:
+    //  at the first gathered level this system's own rows
+    const Agglomeration<B>& stepTo(int k) const
+    {
+        return gathered(k) && k > gathered_->from() ? gathered_->step(k) : steps_[k];
+    }
+
+    const double* prolongedFrom(int k)
+    {
+        return gathered(k) && k == gathered_->from() ? gathered_->ownCorrection() : corr(k);
+    }
+
+    //- src(k) = the restriction of fine (level k - 1's, or the finest's, field): at the first
+    //  gathered level this system's rows, then summed with the other systems'
+    void restrictTo(int k, const double* fine)
+    {
+        if (gathered(k) && k > gathered_->from())
+        {
+            gathered_->step(k).restrictField(fine, gathered_->src(k));
+            return;
+        }
+        steps_[k].restrictField(fine, ptr(src_[k]));
+        if (gathered(k))
+        {
+            gathered_->gatherSource(ptr(src_[k]), levelCoupling(k + 1));
+        }
+    }
+
+    GamgCoarsest<B>& coarsest()
+    {
+        return byGathered_ ? gathered_->coarsest() : *coarsest_;
+    }
+
+    //- The most rows a system may have on the first gathered level: GamgControls::
+    //  gatheredLevelRows (at most maxGatheredRows), by default maxGatheredRows with executor gpu
+    //  where the hierarchy spans several systems; 0 where this solve gathers no level (the
+    //  matrix asymmetric, the coarsest solved otherwise than by PCG, two levels or fewer)
+    int gatherRows(const GamgControls& c) const
+    {
+        const int rows = c.gatheredLevelRows >= 0 ? std::min(c.gatheredLevelRows, maxGatheredRows)
+                       : B::executor == Executor::gpu && levelCoupling(0).nSystems() > 1 ? maxGatheredRows : 0;
+        const bool may = symmetric_ && !c.directCoarsest && !c.coarsestByDiagonal && !coarsest_->hasSolver()
+                      && nCoarse() >= 2;
+        return may ? rows : 0;
+    }
+
+    //- Whether the levels are gathered (made at the first solve that asks, by every system
+    //  together): from the first coarse level above the coarsest whose largest system has at
+    //  most `rows` rows, where no system evaluates an interface of those levels on the host
+    bool gatherLevels(int rows)
+    {
+        if (gatherTried_)
+        {
+            return gathered_ != nullptr;
+        }
+        gatherTried_ = true;
+        const Coupling& top = levelCoupling(0);
+        int from = -1;
+        for (int k = 0; k + 1 < nCoarse() && from < 0; ++k)
+        {
+            from = top.maximum(double(systems_[k + 1]->n())) <= rows ? k : -1;
+        }
+        bool cannot = from < 0;
+        for (int k = std::max(from, 0); k < nCoarse() && !cannot; ++k)
+        {
+            // (a halo with the systems not gathering together: nothing to gather its rows from)
+            cannot = systems_[k + 1]->hostEvaluatesInterfaces(levelCoupling(k + 1))
+                  || (top.nSystems() == 1 && systems_[k + 1]->hasHalo())
+                  || copies_[k].nCells != systems_[k + 1]->n() || (k > from && !copies_[k].hasStep);
+        }
+        if (top.maximum(cannot ? 1.0 : 0.0) > 0)
+        {
+            return false;
+        }
+        using Gathered = GatheredLevels<B>;
+        std::vector<typename Gathered::OwnLevel> own;
+        for (int k = from; k < nCoarse(); ++k)
+        {
+            const LevelCopy& c = copies_[k];
+            const LduAddressingView coarse{c.nCells, int(c.lower.size()), c.lower.data(), c.upper.data()};
+            own.push_back({GamgLevelView{coarse, c.restrict.data(), c.faceRestrict.data(), c.flip.get()},
+                           &deviceCouplings_[k + 1], &systems_[k + 1]->parts()});
+        }
+        const int nLevels = int(own.size());
+        const int me = top.systemIndex();
+        const std::vector<std::vector<int>> first = Gathered::firsts(top.gather(Gathered::sizePiece(own)), nLevels);
+        std::vector<int> mine;
+        std::vector<std::vector<double>> haloRows;
+        for (int i = 0; i < nLevels; ++i)
+        {
+            mine.push_back(first[i].at(me));
+            haloRows.push_back(GatheredCoarsest<B>::haloRows(*own[i].couplings, mine.back(), levelCoupling(from + i + 1)));
+        }
+        gathered_ = std::make_unique<Gathered>(top.gather(Gathered::structurePiece(own, mine, haloRows)), nLevels, from,
+                                               me, top.exchangesOnBackend(B::executor));
+        // the V-cycle's scratch holds a level's rows
+        for (Vector<double>* v : {&scratch1_, &scratch2_, &smootherWork_[0], &smootherWork_[1], &smootherWork_[2],
+                                  &interfaceSource_})
+        {
+            v->resize(std::max(v->size(), std::size_t(gathered_->largest())));
+        }
+        return true;
+    }
+
+    //- Per solve the gathered levels' matrices: every system's coarse matrices (summed by its
+    //  own levels) and device coupling coefficients
+    void setGatheredMatrices()
+    {
+        std::vector<const double*> ldu, coeffs;
+        std::vector<const Coupling*> systems;
+        for (int k = gathered_->from(); k < nCoarse(); ++k)
+        {
+            systems.push_back(&levelCoupling(k + 1));
+            ldu.push_back(systems_[k + 1]->lduValues());
+            coeffs.push_back(couplingAt_.empty() ? nullptr : ptr(couplingCoeffs_) + couplingAt_[k + 1]);
+        }
+        gathered_->setSystemCouplings(systems);
+        gathered_->setMatrices(ldu, coeffs, levelCoupling(0));
     }
 
     //- What a smoother of level k works with
     SmootherLevel<B> smootherLevel(int k)
     {
-        return SmootherLevel<B>{*systems_[k], coupling(k), {ptr(smootherWork_[0]), ptr(smootherWork_[1]), ptr(smootherWork_[2])},
+        return SmootherLevel<B>{system(k), coupling(k), {ptr(smootherWork_[0]), ptr(smootherWork_[1]), ptr(smootherWork_[2])},
                                 ptr(interfaceSource_), symmetric_, &times_.sweepLevels, k > 0 || finestAsCorrection_};
     }
 
     //- The smoother on level k (0 the finest): nSweeps sweeps of psi towards A psi = b
     void smooth(int k, GamgSmoother smoother, double* psi, const double* b, int nSweeps)
     {
-        smoothers_[k].smooth(smoother, smootherLevel(k), psi, b, nSweeps);
+        smoothersOf(k).smooth(smoother, smootherLevel(k), psi, b, nSweeps);
     }
 
     //- GAMGSolver::scale: field = sf*field + (source - sf*A field)/D, sf the ratio of
     //  source.field to (A field).field (reduced over the ranks), Acf the scratch of A field
     void scale(int k, double* field, double* Acf, const double* source)
     {
-        Level& level = *systems_[k];
+        Level& level = system(k);
         const Coupling& coupling = this->coupling(k);
         level.amul(Acf, field, coupling);
         DeviceScalars<B> sums(level.workspace(), coupling, level.parts());
@@ -125,7 +301,7 @@ class GamgHierarchyImpl : public GamgHierarchy
     //  included)/D, then (with a coarser level) corrected by the coarse field: step, psiC
     void interpolate(int k, double* psi, double* Apsi, const Agglomeration<B>* step, const double* psiC, double* corrC)
     {
-        Level& level = *systems_[k];
+        Level& level = system(k);
         const CsrMatrix<B>& A = level.matrix();
         forEach<B>(0, level.n(), detail::OffDiagonalSumRow{ptr(A.rowStart), ptr(A.col), ptr(A.diagPos), ptr(A.val), psi, Apsi});
         level.subtractInterfaceProduct(Apsi, psi, coupling(k));
@@ -169,12 +345,12 @@ class GamgHierarchyImpl : public GamgHierarchy
     {
         atLevel(k, [&]
         {
-            Level& level = *systems_[k];
+            Level& level = system(k);
             if (checkDiagonal)
             {
                 checkPivots<B>("diagonal", diag(level), nullptr, level.n());
             }
-            smoothers_[k].setup(smoother, smootherLevel(k));
+            smoothersOf(k).setup(smoother, smootherLevel(k));
         });
     }
 
@@ -185,7 +361,7 @@ class GamgHierarchyImpl : public GamgHierarchy
     void vCycle(const double* source, const SolverControls& controls, const GamgControls& c, bool record)
     {
         // a coarsest solve that only queues work is recorded with the way down
-        const bool inLeg = coarsest_->onBackend();
+        const bool inLeg = coarsest().onBackend();
         const auto coarsest = [&] { timed(times_.coarsest, [&] { solveCoarsest(controls, c); }); };
         runs_.leg(0, record, [&] { restrictionLeg(c); if (inLeg) { coarsest(); } });
         if (!inLeg)
@@ -197,15 +373,15 @@ class GamgHierarchyImpl : public GamgHierarchy
 
     //- Whether the V-cycle's legs may be recorded: a smoother whose sweeps are recordable,
     //  every level's work on the backend (and the solve untimed: VCycleRuns)
-    bool cyclesRecordable(const GamgControls& c) const
+    bool cyclesRecordable(const GamgControls& c)
     {
-        if (!Smoothers<B>::recordable(c.smoother))
+        if (!Smoothers<B>::recordable(c.smoother) || (byGathered_ && !gathered_->onBackend()))
         {
             return false;
         }
         for (int k = 0; k <= nCoarse(); ++k)
         {
-            if (!systems_[k]->staysOnBackend(coupling(k)))
+            if (!system(k).staysOnBackend(coupling(k)))
             {
                 return false;
             }
@@ -220,41 +396,43 @@ class GamgHierarchyImpl : public GamgHierarchy
         const int coarsest = nCoarse() - 1;
         double* ACf = ptr(scratch1_);
 
-        timed(times_.transfer, [&] { steps_[0].restrictField(ptr(finestResidual_), ptr(src_[0])); });
+        timed(times_.transfer, [&] { restrictTo(0, ptr(finestResidual_)); });
 
         for (int k = 0; k < coarsest; ++k)
         {
-            Level& level = *systems_[k + 1];
+            Level& level = system(k + 1);
+            double* corrK = corr(k);
+            double* srcK = src(k);
             if (c.nPreSweeps)
             {
-                thrust::fill_n(B::policy(), ptr(corr_[k]), level.n(), 0.0);
+                thrust::fill_n(B::policy(), corrK, level.n(), 0.0);
                 timed(times_.smoothing, [&]
                 {
-                    smooth(k + 1, c.smoother, ptr(corr_[k]), ptr(src_[k]),
+                    smooth(k + 1, c.smoother, corrK, srcK,
                            std::min(c.nPreSweeps + c.preSweepsLevelMultiplier*k, c.maxPreSweeps));
                 });
                 timed(times_.transfer, [&]
                 {
                     if (c.scaleCorrection && k < coarsest - 1)
                     {
-                        scale(k + 1, ptr(corr_[k]), ACf, ptr(src_[k]));
+                        scale(k + 1, corrK, ACf, srcK);
                     }
                     // src = src - A corr, in the release's order of the terms
                     if (c.preSweepResidualByRows)
                     {
                         const CsrMatrix<B>& A = level.matrix();
                         forEach<B>(0, level.n(), detail::ResidualRow{ptr(A.rowStart), ptr(A.col),
-                            ptr(A.diagPos), ptr(A.val), ptr(src_[k]), ptr(corr_[k]), ptr(src_[k])});
-                        level.addInterfaceResidual(ptr(src_[k]), ptr(corr_[k]), coupling(k + 1));
+                            ptr(A.diagPos), ptr(A.val), srcK, corrK, srcK});
+                        level.addInterfaceResidual(srcK, corrK, coupling(k + 1));
                     }
                     else
                     {
-                        level.amul(ACf, ptr(corr_[k]), coupling(k + 1));
-                        forEach<B>(0, level.n(), detail::Residual{ptr(src_[k]), ACf, ptr(src_[k])});
+                        level.amul(ACf, corrK, coupling(k + 1));
+                        forEach<B>(0, level.n(), detail::Residual{srcK, ACf, srcK});
                     }
                 });
             }
-            timed(times_.transfer, [&] { steps_[k + 1].restrictField(ptr(src_[k]), ptr(src_[k + 1])); });
+            timed(times_.transfer, [&] { restrictTo(k + 1, srcK); });
         }
     }
 
@@ -272,40 +450,41 @@ class GamgHierarchyImpl : public GamgHierarchy
 
         for (int k = coarsest - 1; k >= 0; --k)
         {
-            Level& level = *systems_[k + 1];
+            Level& level = system(k + 1);
+            double* corrK = corr(k);
             timed(times_.transfer, [&]
             {
                 if (c.nPreSweeps)
                 {
-                    thrust::copy_n(B::policy(), ptr(corr_[k]), level.n(), preSmoothed);
+                    thrust::copy_n(B::policy(), corrK, level.n(), preSmoothed);
                 }
-                steps_[k + 1].prolong(ptr(corr_[k + 1]), ptr(corr_[k]));
+                stepTo(k + 1).prolong(prolongedFrom(k + 1), corrK);
                 if (c.interpolateCorrection)
                 {
-                    interpolate(k + 1, ptr(corr_[k]), ACf, &steps_[k + 1], ptr(corr_[k + 1]), ptr(smootherWork_[0]));
+                    interpolate(k + 1, corrK, ACf, &stepTo(k + 1), prolongedFrom(k + 1), ptr(smootherWork_[0]));
                 }
                 if (c.scaleCorrection && (c.interpolateCorrection || k < coarsest - 1))
                 {
-                    scale(k + 1, ptr(corr_[k]), ACf, ptr(src_[k]));
+                    scale(k + 1, corrK, ACf, src(k));
                 }
                 if (c.nPreSweeps)
                 {
-                    forEach<B>(0, level.n(), detail::AddTo{preSmoothed, ptr(corr_[k])});
+                    forEach<B>(0, level.n(), detail::AddTo{preSmoothed, corrK});
                 }
             });
             timed(times_.smoothing, [&]
             {
-                smooth(k + 1, c.smoother, ptr(corr_[k]), ptr(src_[k]),
+                smooth(k + 1, c.smoother, corrK, src(k),
                        std::min(c.nPostSweeps + c.postSweepsLevelMultiplier*k, c.maxPostSweeps));
             });
         }
 
         timed(times_.transfer, [&]
         {
-            steps_[0].prolong(ptr(corr_[0]), ptr(finestCorrection_));
+            steps_[0].prolong(prolongedFrom(0), ptr(finestCorrection_));
             if (c.interpolateCorrection)
             {
-                interpolate(0, ptr(finestCorrection_), Apsi, &steps_[0], ptr(corr_[0]), ptr(smootherWork_[0]));
+                interpolate(0, ptr(finestCorrection_), Apsi, &steps_[0], prolongedFrom(0), ptr(smootherWork_[0]));
             }
             if (c.scaleCorrection)
             {
@@ -327,7 +506,7 @@ class GamgHierarchyImpl : public GamgHierarchy
         atLevel(nCoarse(), [&]
         {
             const int k = nCoarse() - 1;
-            times_.coarsestIterations += coarsest_->solve(*systems_.back(), ptr(src_[k]), ptr(corr_[k]),
+            times_.coarsestIterations += coarsest().solve(system(nCoarse()), src(k), corr(k),
                                                           gamgControls, c, coupling(nCoarse()), symmetric_);
         });
     }
@@ -357,6 +536,30 @@ public:
             src_.emplace_back(systems_[k + 1]->n());
         }
         coarsest_ = std::make_unique<GamgCoarsest<B>>(levels.back().coarse);
+        copies_.resize(levels.size());
+        for (std::size_t k = 0; k < levels.size(); ++k)
+        {
+            const LduAddressingView& coarse = levels[k].coarse;
+            const LduAddressingView& above = k == 0 ? fine : levels[k - 1].coarse;
+            LevelCopy& copy = copies_[k];
+            if (coarse.nCells > maxGatheredRows)
+            {
+                continue;
+            }
+            copy.nCells = coarse.nCells;
+            copy.lower.assign(coarse.lower, coarse.lower + coarse.nFaces);
+            copy.upper.assign(coarse.upper, coarse.upper + coarse.nFaces);
+            copy.hasStep = k > 0 && above.nCells <= maxGatheredRows;
+            if (copy.hasStep)
+            {
+                copy.restrict.assign(levels[k].restrictAddressing, levels[k].restrictAddressing + above.nCells);
+                copy.faceRestrict.assign(levels[k].faceRestrictAddressing,
+                                         levels[k].faceRestrictAddressing + above.nFaces);
+                copy.flip.reset(new bool[above.nFaces + 1]);
+                std::copy_n(levels[k].faceFlipMap, above.nFaces, copy.flip.get());
+            }
+        }
+        deviceCouplings_.resize(systems_.size());
         for (Vector<double>* v : {&Apsi_, &finestCorrection_, &finestResidual_, &scratch1_, &scratch2_, &smootherWork_[0],
                                   &smootherWork_[1], &smootherWork_[2], &interfaceSource_})
         {
@@ -444,6 +647,7 @@ public:
     {
         setPerLevel(couplingsOfLevels, "device couplings",
                     [](LduSystem& s, const DeviceCouplings& c) { s.setDeviceCouplings(c); });
+        deviceCouplings_ = couplingsOfLevels;
         coarsest_->setCouplings(couplingsOfLevels.back());
     }
 
@@ -473,8 +677,10 @@ public:
         }
         systems_[0]->workspace().upload(ptr(couplingCoeffs_), parts);
         std::size_t offset = 0;
+        couplingAt_.clear();
         for (const auto& level : systems_)
         {
+            couplingAt_.push_back(offset);
             level->setDeviceCouplingCoeffsOnBackend(ptr(couplingCoeffs_) + offset);
             offset += 2*std::size_t(level->nDeviceCouplingTerms());
         }
@@ -511,6 +717,7 @@ public:
                         + " levels, the hierarchy has " + std::to_string(systems_.size()));
         }
         couplings_ = couplings;
+        byGathered_ = false;
         const Coupling& coupling = this->coupling(0);
         SolveResult result;
         times_ = SolveTimes();
@@ -531,8 +738,20 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
-        times_.coarsestGatheredRows = coarsest_->gatheredRows();
+        byGathered_ = gatherRows(gamg) > 0 && gatherLevels(gatherRows(gamg));
+        if (byGathered_)
+        {
+            setGatheredMatrices();
+            gathered_->coarsest().setMatrix(gathered_->level(gathered_->to()), false, true, gamg,
+                                            gathered_->coupling(gathered_->to()));
+            times_.gatheredFromLevel = gathered_->from() + 1;
+            times_.gatheredLevelRows = gathered_->nRows(gathered_->from());
+        }
+        else
+        {
+            coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
+            times_.coarsestGatheredRows = coarsest_->gatheredRows();
+        }
         times_.coarseMatrices = queueLap<B>(watch);
         // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
         // (and divides by their pivots) only then
@@ -583,7 +802,7 @@ public:
         }
 
         finest.workspace().download(psi, finest.psi(), n);
-        times_.coarsestIterations += coarsest_->backendIterations();
+        times_.coarsestIterations += coarsest().backendIterations();
         times_.iterate = queueLap<B>(watch);
         result.times = times_;
         couplings_.clear();

@@ -3,7 +3,8 @@
 // reports the residual of the psi it returns, with and without coupled interfaces on every
 // level; bad values and pivots reported with their level before the V-cycles; interface terms
 // held by the hierarchy (DeviceCouplings) the host's couplings bit for bit; V-cycles recorded
-// and replayed those launched one by one; ESI's "norm none";
+// and replayed those launched one by one; levels gathered (GatheredLevels) their own levels;
+// ESI's "norm none";
 // the pre-sweep residual by rows (ESI v2406+) against b - A x.
 
 #include "gamgTestSupport.hpp"
@@ -257,6 +258,73 @@ TYPED_TEST(GamgTest, DeviceCouplingsAreTheHostCouplings)
             EXPECT_EQ(h.initialResidual, d.initialResidual) << "smoother " << smootherName(s);
             EXPECT_EQ(h.finalResidual, d.finalResidual) << "smoother " << smootherName(s);
             EXPECT_EQ(psiHost, psiDevice) << "smoother " << smootherName(s);
+        }
+    }
+}
+
+//- A system's levels gathered (GatheredLevels.hpp, with one system: the gathered levels are its
+//  own, renumbered through the pieces every system gives) run the V-cycles the distributed levels
+//  run, bit for bit: from the first coarse level and from the second, with device coupling terms
+//  and three parts on every level, smoothers that sweep by parts (Gauss-Seidel, DIC) and the
+//  Chebyshev smoother, scaled and interpolated corrections; the solve says where it gathered
+TYPED_TEST(GamgTest, GatheredLevelsOfOneSystemAreItsOwnLevels)
+{
+    const LduProblem p = poisson3D(16, 12, 10, 19, -1, true);
+    const TestHierarchy h(p, 70);
+    std::vector<DeviceCouplings> deviceOf;
+    std::vector<std::vector<int>> partsOf;
+    std::vector<std::vector<double>> coeffsOf(h.problems.size());
+    for (std::size_t k = 0; k < h.problems.size(); ++k)
+    {
+        deviceOf.push_back(deviceCouplings(h.problems[k], coeffsOf[k]));
+        partsOf.push_back({0, h.problems[k].nCells/3, h.problems[k].nCells});
+    }
+    // no level gathered, from the first coarse level (any size), from the second (the first
+    // coarse level has more rows than it)
+    const std::vector<int> rowsOf{0, 1000000, h.problems[2].nCells};
+    ASSERT_GT(h.problems[1].nCells, h.problems[2].nCells);
+    std::vector<std::unique_ptr<GamgHierarchyImpl<TypeParam>>> gamgs;
+    for (std::size_t g = 0; g < rowsOf.size(); ++g)
+    {
+        gamgs.push_back(std::make_unique<GamgHierarchyImpl<TypeParam>>(p.addressing(), h.views));
+        gamgs.back()->setParts(partsOf);
+        gamgs.back()->setDeviceCouplings(deviceOf);
+        gamgs.back()->setDeviceCouplingCoeffs(dataOf(coeffsOf), dataOf(coeffsOf));
+        gamgs.back()->setMatrix(p.diag.data(), p.upperCoeffs.data(), nullptr);
+    }
+    const std::vector<double> b = referenceSource(p);
+    for (GamgSmoother s : {GamgSmoother::named("GaussSeidel"), GamgSmoother::named("DIC"),
+                           GamgSmoother::named("Chebyshev")})
+    {
+        SCOPED_TRACE(smootherName(s));
+        GamgControls c;
+        c.smoother = s;
+        c.interpolateCorrection = true;
+        c.nPreSweeps = 1;
+        SolverControls controls;
+        controls.tolerance = 1e-9;
+        controls.maxIter = 200;
+        std::vector<std::vector<double>> psi;
+        std::vector<SolveResult> r;
+        for (std::size_t g = 0; g < rowsOf.size(); ++g)
+        {
+            c.gatheredLevelRows = rowsOf[g];
+            psi.emplace_back(p.nCells, 0.0);
+            r.push_back(gamgs[g]->solve(psi.back().data(), b.data(), controls, c, {}));
+        }
+        EXPECT_TRUE(r[0].converged);
+        EXPECT_GT(r[0].nIterations, 2);
+        EXPECT_EQ(r[0].times.gatheredFromLevel, -1);
+        EXPECT_EQ(r[1].times.gatheredFromLevel, 1);
+        EXPECT_EQ(r[1].times.gatheredLevelRows, h.problems[1].nCells);
+        EXPECT_EQ(r[2].times.gatheredFromLevel, 2);
+        EXPECT_EQ(r[2].times.gatheredLevelRows, h.problems[2].nCells);
+        for (std::size_t g = 1; g < rowsOf.size(); ++g)
+        {
+            SCOPED_TRACE("gathered from level " + std::to_string(r[g].times.gatheredFromLevel));
+            EXPECT_EQ(r[g].nIterations, r[0].nIterations);
+            EXPECT_EQ(r[g].finalResidual, r[0].finalResidual);
+            EXPECT_EQ(psi[g], psi[0]);
         }
     }
 }

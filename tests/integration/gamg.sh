@@ -95,6 +95,14 @@ RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6r
 # randomly into two groups of three
 RANKS=3 SPLIT="3 1 1" RANKS_PER_SYSTEM=2 decomposed "$(gamgCase cavity cavity-p-3ranks-pairs 'p|pFinal' DIC)" icoFoam one
 RANKS=6 SPLIT=random RANKS_PER_SYSTEM=3 decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroupsOneDevice 'p|pFinal' GaussSeidel)" icoFoam one
+# the levels below a size gathered on every group (gatheredLevelCells; by default with executor gpu
+# only): every line native's with executor cpu too (a gathered level's sums are each rank's
+# partial reduced as the distributed level reduces them); two devices, two pretended nodes
+if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 2 ]; then
+    GATHERED=yes SPLIT=random decomposed "$(gamgCase cavity cavity-p-twoGroups-gathered 'p|pFinal' DIC 'nPreSweeps 1;interpolateCorrection yes;gatheredLevelCells 100000')" icoFoam one 2
+    GATHERED=yes RANKS=6 SPLIT=random decomposed "$(gamgCase elbow elbow-p-6ranks-twoGroups-gathered 'p|pFinal' GaussSeidel 'gatheredLevelCells 100000')" icoFoam one 2
+fi
+GATHERED=yes RANKS=6 SPLIT="3 2 1" NODE_RANKS=3 decomposed "$(gamgCase cavity3D cavity3D-p-6ranks-twoNodes-gathered 'p|pFinal' GaussSeidel 'gatheredLevelCells 100000')" icoFoam one 1
 # 5 ranks on four devices: groups of 2, 1, 1, 1
 if [ "$executor" = cpu ] || [ "$(gpuCount)" -ge 4 ]; then
     RANKS=5 SPLIT="5 1 1" decomposed "$(gamgCase cavity cavity-p-5ranks-fourDevices 'p|pFinal' GaussSeidel 'nPreSweeps 1;interpolateCorrection yes')" icoFoam one 4
@@ -168,6 +176,20 @@ if grep -q 'FOAM FATAL IO ERROR' "$log" && grep -q 'compares with native GAMG, w
 else
     failed=$((failed + 1))
     echo "FAIL checkNative with smoother Chebyshev is not refused (kept $log)"
+fi
+
+# a negative gatheredLevelCells: a FatalIOError listing the valid values
+dir=$(gamgCase cavity cavity-p-negativeGathered 'p|pFinal' GaussSeidel 'gatheredLevelCells -5')
+editFvSolution "$dir/system/fvSolution" plugin "$executor" "" > /dev/null
+log=$dir/log.icoFoam
+(cd "$dir" && ./Allrun > log.Allrun 2>&1) || true
+if grep -q 'FOAM FATAL IO ERROR' "$log" && grep -q 'gatheredLevelCells -5 for field p (solver GAMGGPU)' "$log" \
+    && grep -q 'Valid values' "$log"; then
+    passed=$((passed + 1))
+    echo "PASS a negative gatheredLevelCells is a FatalIOError"
+else
+    failed=$((failed + 1))
+    echo "FAIL a negative gatheredLevelCells is not refused (kept $log)"
 fi
 
 [ "$failed" -eq 0 ] && rm -rf "$work"

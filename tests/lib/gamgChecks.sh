@@ -193,10 +193,15 @@ decomposed()
         shared=one
     fi
     # with executor gpu, groups of some of a device's ranks (RANKS_PER_SYSTEM): the groups'
-    # coarsest levels gathered on each and solved whole there (GatheredCoarsest)
+    # coarsest levels (GatheredCoarsest), or their levels below a size (GatheredLevels), gathered
+    # on each and solved whole there
     local gathered=
     [ "$executor" = gpu ] && [ -n "${RANKS_PER_SYSTEM:-}" ] \
-        && ! grep -q 'coarsest level of every group gathered' "$caseDir/log.$app" && gathered=", coarsest not gathered"
+        && ! grep -Eq '(coarsest level|levels from level [0-9]+) of every group gathered' "$caseDir/log.$app" \
+        && gathered=", coarsest not gathered"
+    # GATHERED=yes (gatheredLevelCells in the case): the levels below a size gathered on each
+    [ -n "${GATHERED:-}" ] && ! grep -Eq 'levels from level [0-9]+ of every group gathered' "$caseDir/log.$app" \
+        && gathered=", levels not gathered"
     if [ "$lines" -ge 20 ] && [ "$off" = 0 ] && grep -q '^GAMGGPU:  Solving for' "$caseDir/log.$app" \
         && [ "$shared" = "$hierarchy" ] && [ -z "$gathered" ]; then
         passed=$((passed + 1))

@@ -73,6 +73,13 @@ struct GamgControls
     //  serially, where the coarsest level has no faces), unless directCoarsest or a
     //  CoarsestSolver solves it; otherwise (and by default) by PCG/PBiCGStab as GAMGSolver does
     bool coarsestByDiagonal = false;
+    //- Where the hierarchy spans several systems (several GPUs or nodes): the levels from the
+    //  first coarse one whose largest system has at most this many rows gathered on every
+    //  system, which runs the V-cycle's part there whole without exchanges (GatheredLevels.hpp;
+    //  symmetric matrices, the coarsest level solved by PCG; at most 250000). -1: the
+    //  executor's choice (gpu: 250000 where there are several systems; cpu: none, as it gains
+    //  nothing there); 0: none. Also with one system (the gathered levels are then its own)
+    int gatheredLevelRows = -1;
 };
 
 //- One coarsening step of OpenFOAM's GAMGAgglomeration, from a level to the next coarser one

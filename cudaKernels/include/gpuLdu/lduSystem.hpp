@@ -77,6 +77,10 @@ struct SolveTimes
         //- Where the coarsest level spans several systems and every system's is gathered on
         //  each (GatheredCoarsest): the gathered level's rows; else 0
         int coarsestGatheredRows = 0;
+        //- Where the levels below a size are gathered on every system (GatheredLevels): the
+        //  first gathered level (1 the first coarse level) and its gathered rows; else -1, 0
+        int gatheredFromLevel = -1;
+        int gatheredLevelRows = 0;
         //- The levels of the level-scheduled sweeps (Gauss-Seidel, DIC/DILU smoothers), each a
         //  step that waits for the one before: the chain of dependent steps
         long sweepLevels = 0;

@@ -416,7 +416,8 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             group.emplace_back
             (
                 *this, &couplings.coupling(k), gamgHosts_[k], k,
-                matrix.mesh().comm(), gamgLocalSums_
+                matrix.mesh().comm(), gamgLocalSums_,
+                gamg.gatheredLevelRows > 0
             );
         }
         std::vector<const gpuLdu::Coupling*> levels;
@@ -436,6 +437,16 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
                 << " gathered on each group's device ("
                 << result.times.coarsestGatheredRows
                 << " rows) and solved whole there" << endl;
+        }
+        if (result.times.gatheredFromLevel > 0 && !gamgCoarsestGatheredSaid_)
+        {
+            gamgCoarsestGatheredSaid_ = true;
+            ownerLog()
+                << "gpuLduRankGroup: GAMG's levels from level "
+                << result.times.gatheredFromLevel
+                << " of every group gathered on each group's device ("
+                << result.times.gatheredLevelRows
+                << " rows there) and run whole there" << endl;
         }
         return result;
     };

@@ -153,7 +153,9 @@ Foam::wordList Foam::GAMGGPU::keywords() const
         "maxPostSweeps", "nFinestSweeps", "interpolateCorrection",
         "scaleCorrection", "directSolveCoarsest",
         // GAMGAgglomeration and its agglomerators
-        "agglomerator", "nCellsInCoarsestLevel", "mergeLevels", "nLevels"
+        "agglomerator", "nCellsInCoarsestLevel", "mergeLevels", "nLevels",
+        // this plugin's: the levels gathered on every device (several GPUs)
+        "gatheredLevelCells"
     };
     // and those of this release only (gpuLduCompat::gamgKeywords)
     keys.append(gpuLduCompat::gamgKeywords());
@@ -193,6 +195,27 @@ void Foam::GAMGGPU::readControls()
     read("nFinestSweeps", c.nFinestSweeps);
     controlDict_.readIfPresent("interpolateCorrection", c.interpolateCorrection);
     controlDict_.readIfPresent("scaleCorrection", c.scaleCorrection);
+    // several GPUs (or nodes): the levels from the first whose largest
+    // device has at most this many cells gathered on every device (0:
+    // none; by default 250000 with executor gpu, none with cpu)
+    label gathered = -1;
+    if (controlDict_.readIfPresent("gatheredLevelCells", gathered))
+    {
+        if (gathered < 0)
+        {
+            errors().negativeCount
+            (
+                "gatheredLevelCells", gathered,
+                {
+                    {"0", "no level gathered"},
+                    {"N", "the levels from the first with at most N cells on"
+                          " each device gathered on every device (default"
+                          " 250000 with executor gpu, 0 with cpu)"}
+                }
+            );
+        }
+        c.gatheredLevelRows = gathered;
+    }
 
     // The smoother table OpenFOAM picks by the matrix's symmetry
     const word name = lduMatrix::smoother::getName(controlDict_);

@@ -301,7 +301,14 @@ void Foam::LDLTGPU::readControls()
     factorReuse_ = controlDict_.lookupOrDefault<label>("factorReuse", 0);
     if (factorReuse_ < 0)
     {
-        errors().negativeFactorReuse(factorReuse_);
+        errors().negativeCount
+        (
+            "factorReuse", factorReuse_,
+            {
+                {"0", "factor again whenever the matrix values change (default)"},
+                {"N", "a factor may serve up to N solves with changed values (N > 0)"}
+            }
+        );
     }
 }
 

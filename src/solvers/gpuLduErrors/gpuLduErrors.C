@@ -127,17 +127,25 @@ void Foam::gpuLduErrors::processorAgglomeration() const
 }
 
 
-void Foam::gpuLduErrors::negativeFactorReuse(const label n) const
+void Foam::gpuLduErrors::negativeCount
+(
+    const word& keyword,
+    const label n,
+    const std::vector<std::pair<std::string, std::string>>& valid
+) const
 {
     FatalIOErrorInFunction(controls_)
-        << "factorReuse " << n << " for field " << fieldName_
+        << keyword << " " << n << " for field " << fieldName_
         << " (solver " << solverType_ << ")" << nl << nl
-        << "Valid values :" << nl
-        << "    0    factor again whenever the matrix values change"
-        << " (default)" << nl
-        << "    N    a factor may serve up to N solves with changed values"
-        << " (N > 0)"
-        << exit(FatalIOError);
+        << "Valid values :" << nl;
+    for (const auto& v : valid)
+    {
+        FatalIOError
+            << "    " << v.first.c_str()
+            << string(v.first.size() < 5 ? 5 - v.first.size() : 1, ' ').c_str()
+            << v.second.c_str() << nl;
+    }
+    FatalIOError << exit(FatalIOError);
 }
 
 
