@@ -3,7 +3,10 @@
 // level (the finest from the host's values, the coarse ones summed on the backend:
 // Agglomeration.hpp), a smoother on each (Smoothers.hpp: the classes of SmootherList.hpp), and
 // the V-cycle of GAMGSolverSolve.C with the correction scaling of GAMGSolverScale.C and the
-// interpolation of GAMGSolverInterpolate.C, step for step. Once per backend (instantiate/).
+// interpolation of GAMGSolverInterpolate.C, step for step. Where the hierarchy spans several
+// systems (several GPUs or nodes), its levels below a size run gathered on every system
+// (GatheredLevels.hpp): the V-cycle reads each level through system(), corr(), src(). Once per
+// backend (instantiate/).
 
 #ifndef GPULDU_GAMGHIERARCHYIMPL_HPP
 #define GPULDU_GAMGHIERARCHYIMPL_HPP
@@ -69,23 +72,16 @@ class GamgHierarchyImpl : public GamgHierarchy
 
     //- Where the hierarchy spans several systems: its levels below a size gathered on every
     //  system (GatheredLevels.hpp; made at the first solve that may, by every system together;
-    //  gatherTried_ once asked), and whether this solve runs on them
-    static constexpr int maxGatheredRows = 250000;
+    //  gatherTried_ once asked), and whether this solve runs on them. What they are made of:
+    //  the coarse levels of at most maxGatheredRows rows (kept_), where each level's coupling
+    //  coefficients start in couplingCoeffs_. The size: on two H200 at 8M cells 250000 was the
+    //  fastest of 60000-1000000 (docs/performance.md)
+    static constexpr int defaultGatheredRows = 250000;
+    static constexpr int maxGatheredRows = defaultGatheredRows;
     std::unique_ptr<GatheredLevels<B>> gathered_;
     bool gatherTried_ = false;
     bool byGathered_ = false;
-    //- What the gathered levels are made of: the coarse levels' addressing and agglomeration
-    //  (host copies, of the levels of at most maxGatheredRows rows), device couplings, and
-    //  where each level's coupling coefficients start in couplingCoeffs_
-    struct LevelCopy
-    {
-        std::vector<int> lower, upper, restrict, faceRestrict;
-        std::unique_ptr<bool[]> flip;
-        int nCells = 0;
-        bool hasStep = false;
-    };
-    std::vector<LevelCopy> copies_;
-    std::vector<DeviceCouplings> deviceCouplings_;
+    KeptLevels kept_;
     std::vector<std::size_t> couplingAt_;
 
     //- The record of the solve under way (its smoothers count their sweep levels into it),
@@ -185,13 +181,13 @@ class GamgHierarchyImpl : public GamgHierarchy
     }
 
     //- The most rows a system may have on the first gathered level: GamgControls::
-    //  gatheredLevelRows (at most maxGatheredRows), by default maxGatheredRows with executor gpu
+    //  gatheredLevelRows (at most maxGatheredRows), by default defaultGatheredRows with executor gpu
     //  where the hierarchy spans several systems; 0 where this solve gathers no level (the
     //  matrix asymmetric, the coarsest solved otherwise than by PCG, two levels or fewer)
     int gatherRows(const GamgControls& c) const
     {
         const int rows = c.gatheredLevelRows >= 0 ? std::min(c.gatheredLevelRows, maxGatheredRows)
-                       : B::executor == Executor::gpu && levelCoupling(0).nSystems() > 1 ? maxGatheredRows : 0;
+                       : B::executor == Executor::gpu && levelCoupling(0).nSystems() > 1 ? defaultGatheredRows : 0;
         const bool may = symmetric_ && !c.directCoarsest && !c.coarsestByDiagonal && !coarsest_->hasSolver()
                       && nCoarse() >= 2;
         return may ? rows : 0;
@@ -213,39 +209,21 @@ class GamgHierarchyImpl : public GamgHierarchy
         {
             from = top.maximum(double(systems_[k + 1]->n())) <= rows ? k : -1;
         }
-        bool cannot = from < 0;
-        for (int k = std::max(from, 0); k < nCoarse() && !cannot; ++k)
+        const int coarsest = nCoarse() - 1;
+        bool cannot = from < 0 || !kept_.kept(from, coarsest, [&](int k) { return systems_[k + 1]->n(); });
+        for (int k = std::max(from, 0); k <= coarsest && !cannot; ++k)
         {
             // (a halo with the systems not gathering together: nothing to gather its rows from)
             cannot = systems_[k + 1]->hostEvaluatesInterfaces(levelCoupling(k + 1))
-                  || (top.nSystems() == 1 && systems_[k + 1]->hasHalo())
-                  || copies_[k].nCells != systems_[k + 1]->n() || (k > from && !copies_[k].hasStep);
+                  || (top.nSystems() == 1 && systems_[k + 1]->hasHalo());
         }
         if (top.maximum(cannot ? 1.0 : 0.0) > 0)
         {
             return false;
         }
-        using Gathered = GatheredLevels<B>;
-        std::vector<typename Gathered::OwnLevel> own;
-        for (int k = from; k < nCoarse(); ++k)
-        {
-            const LevelCopy& c = copies_[k];
-            const LduAddressingView coarse{c.nCells, int(c.lower.size()), c.lower.data(), c.upper.data()};
-            own.push_back({GamgLevelView{coarse, c.restrict.data(), c.faceRestrict.data(), c.flip.get()},
-                           &deviceCouplings_[k + 1], &systems_[k + 1]->parts()});
-        }
-        const int nLevels = int(own.size());
-        const int me = top.systemIndex();
-        const std::vector<std::vector<int>> first = Gathered::firsts(top.gather(Gathered::sizePiece(own)), nLevels);
-        std::vector<int> mine;
-        std::vector<std::vector<double>> haloRows;
-        for (int i = 0; i < nLevels; ++i)
-        {
-            mine.push_back(first[i].at(me));
-            haloRows.push_back(GatheredCoarsest<B>::haloRows(*own[i].couplings, mine.back(), levelCoupling(from + i + 1)));
-        }
-        gathered_ = std::make_unique<Gathered>(top.gather(Gathered::structurePiece(own, mine, haloRows)), nLevels, from,
-                                               me, top.exchangesOnBackend(B::executor));
+        gathered_ = GatheredLevels<B>::gather(
+            kept_.own(from, coarsest, [&](int k) -> const std::vector<int>& { return systems_[k + 1]->parts(); }),
+            from, top, [&](int k) -> const Coupling& { return levelCoupling(k + 1); });
         // the V-cycle's scratch holds a level's rows
         for (Vector<double>* v : {&scratch1_, &scratch2_, &smootherWork_[0], &smootherWork_[1], &smootherWork_[2],
                                   &interfaceSource_})
@@ -513,6 +491,8 @@ class GamgHierarchyImpl : public GamgHierarchy
 
 public:
     GamgHierarchyImpl(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
+    :
+        kept_(fine, levels, maxGatheredRows)
     {
         if (levels.empty())
         {
@@ -536,30 +516,6 @@ public:
             src_.emplace_back(systems_[k + 1]->n());
         }
         coarsest_ = std::make_unique<GamgCoarsest<B>>(levels.back().coarse);
-        copies_.resize(levels.size());
-        for (std::size_t k = 0; k < levels.size(); ++k)
-        {
-            const LduAddressingView& coarse = levels[k].coarse;
-            const LduAddressingView& above = k == 0 ? fine : levels[k - 1].coarse;
-            LevelCopy& copy = copies_[k];
-            if (coarse.nCells > maxGatheredRows)
-            {
-                continue;
-            }
-            copy.nCells = coarse.nCells;
-            copy.lower.assign(coarse.lower, coarse.lower + coarse.nFaces);
-            copy.upper.assign(coarse.upper, coarse.upper + coarse.nFaces);
-            copy.hasStep = k > 0 && above.nCells <= maxGatheredRows;
-            if (copy.hasStep)
-            {
-                copy.restrict.assign(levels[k].restrictAddressing, levels[k].restrictAddressing + above.nCells);
-                copy.faceRestrict.assign(levels[k].faceRestrictAddressing,
-                                         levels[k].faceRestrictAddressing + above.nFaces);
-                copy.flip.reset(new bool[above.nFaces + 1]);
-                std::copy_n(levels[k].faceFlipMap, above.nFaces, copy.flip.get());
-            }
-        }
-        deviceCouplings_.resize(systems_.size());
         for (Vector<double>* v : {&Apsi_, &finestCorrection_, &finestResidual_, &scratch1_, &scratch2_, &smootherWork_[0],
                                   &smootherWork_[1], &smootherWork_[2], &interfaceSource_})
         {
@@ -647,7 +603,7 @@ public:
     {
         setPerLevel(couplingsOfLevels, "device couplings",
                     [](LduSystem& s, const DeviceCouplings& c) { s.setDeviceCouplings(c); });
-        deviceCouplings_ = couplingsOfLevels;
+        kept_.setCouplings(couplingsOfLevels);
         coarsest_->setCouplings(couplingsOfLevels.back());
     }
 

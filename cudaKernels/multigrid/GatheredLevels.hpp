@@ -33,6 +33,7 @@
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -78,6 +79,98 @@ public:
                         + std::to_string(nAllParts_));
         }
         return systems_->sum(partials + firstPart_, nParts_);
+    }
+};
+
+//- One of a system's levels as it is gathered: its addressing, device couplings and parts, and
+//  for every level but the first the agglomeration that made it from the one above
+//  (step.coarse is the addressing)
+struct OwnLevel
+{
+    GamgLevelView step;
+    const DeviceCouplings* couplings;
+    const std::vector<int>* parts;
+};
+
+//- What a system keeps of its coarse levels of at most maxRows rows, to gather them at a later
+//  solve (the agglomeration's views are borrowed): their addressing and agglomeration from the
+//  level above (where that has at most maxRows rows too), host copies; their device couplings
+class KeptLevels
+{
+    struct Copy
+    {
+        std::vector<int> lower, upper, restrict, faceRestrict;
+        std::unique_ptr<bool[]> flip;
+        int nCells = -1;
+        bool hasStep = false;
+    };
+    std::vector<Copy> copies_;
+    std::vector<DeviceCouplings> couplings_;
+
+public:
+    //- For a hierarchy's finest level and coarse levels
+    KeptLevels(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels, int maxRows)
+    :
+        copies_(levels.size()),
+        couplings_(levels.size())
+    {
+        for (std::size_t k = 0; k < levels.size(); ++k)
+        {
+            const GamgLevelView& level = levels[k];
+            const LduAddressingView& above = k == 0 ? fine : levels[k - 1].coarse;
+            Copy& copy = copies_[k];
+            if (level.coarse.nCells > maxRows)
+            {
+                continue;
+            }
+            copy.nCells = level.coarse.nCells;
+            copy.lower.assign(level.coarse.lower, level.coarse.lower + level.coarse.nFaces);
+            copy.upper.assign(level.coarse.upper, level.coarse.upper + level.coarse.nFaces);
+            copy.hasStep = k > 0 && above.nCells <= maxRows;
+            if (copy.hasStep)
+            {
+                copy.restrict.assign(level.restrictAddressing, level.restrictAddressing + above.nCells);
+                copy.faceRestrict.assign(level.faceRestrictAddressing, level.faceRestrictAddressing + above.nFaces);
+                copy.flip.reset(new bool[above.nFaces + 1]);
+                std::copy_n(level.faceFlipMap, above.nFaces, copy.flip.get());
+            }
+        }
+    }
+
+    //- The device couplings of every level (the finest first: LduSystem::setDeviceCouplings)
+    void setCouplings(const std::vector<DeviceCouplings>& ofLevels)
+    {
+        couplings_.assign(ofLevels.begin() + 1, ofLevels.end());
+    }
+
+    //- Whether coarse levels from..to are kept, of nCells(k) rows each, with the agglomeration
+    //  of each below from
+    template<class Rows>
+    bool kept(int from, int to, const Rows& nCells) const
+    {
+        for (int k = from; k <= to; ++k)
+        {
+            if (copies_[k].nCells != nCells(k) || (k > from && !copies_[k].hasStep))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    //- Coarse levels from..to as they are gathered (kept), partsOf(k) coarse level k's parts
+    template<class Parts>
+    std::vector<OwnLevel> own(int from, int to, const Parts& partsOf) const
+    {
+        std::vector<OwnLevel> levels;
+        for (int k = from; k <= to; ++k)
+        {
+            const Copy& c = copies_[k];
+            const LduAddressingView coarse{c.nCells, int(c.lower.size()), c.lower.data(), c.upper.data()};
+            levels.push_back({GamgLevelView{coarse, c.restrict.data(), c.faceRestrict.data(), c.flip.get()},
+                              &couplings_.at(k), &partsOf(k)});
+        }
+        return levels;
     }
 };
 
@@ -197,16 +290,6 @@ class GatheredLevels
     }
 
 public:
-    //- One of this system's levels as it is gathered: its addressing, device couplings and
-    //  parts, and for every level but the first the agglomeration that made it from the one
-    //  above (step.coarse is the addressing)
-    struct OwnLevel
-    {
-        GamgLevelView step;
-        const DeviceCouplings* couplings;
-        const std::vector<int>* parts;
-    };
-
     //- What this system gives of its levels' sizes (rows, faces, terms per level)
     static std::vector<double> sizePiece(const std::vector<OwnLevel>& levels)
     {
@@ -267,6 +350,27 @@ public:
         return piece;
     }
 
+    //- This system's levels (own: coarse levels from..) gathered with every other system's,
+    //  made by all of them together: top the finest level's coupling (gathers), levelCoupling(k)
+    //  coarse level k's (its halo exchanged once, to number the rows across)
+    template<class LevelCoupling>
+    static std::unique_ptr<GatheredLevels> gather(const std::vector<OwnLevel>& own, int from, const Coupling& top,
+                                                  const LevelCoupling& levelCoupling)
+    {
+        const int nLevels = int(own.size());
+        const int me = top.systemIndex();
+        const std::vector<std::vector<int>> first = firsts(top.gather(sizePiece(own)), nLevels);
+        std::vector<int> mine;
+        std::vector<std::vector<double>> haloRows;
+        for (int i = 0; i < nLevels; ++i)
+        {
+            mine.push_back(first[i].at(me));
+            haloRows.push_back(GatheredCoarsest<B>::haloRows(*own[i].couplings, mine.back(), levelCoupling(from + i)));
+        }
+        return std::make_unique<GatheredLevels>(top.gather(structurePiece(own, mine, haloRows)), nLevels, from, me,
+                                                top.exchangesOnBackend(B::executor));
+    }
+
     //- The levels from every system's structure piece (in the systems' order), as system me;
     //  from: the first gathered level's index among the coarse levels; onBackend: whether the
     //  systems' couplings sum on the backend (else values and sources go through the host)
@@ -282,6 +386,8 @@ public:
             readers.push_back(Reader{piece});
         }
         std::vector<std::vector<int>> lowerOf(nLevels), upperOf(nLevels);
+        std::vector<int> coarsestParts;
+        DeviceCouplings coarsestCouplings;
         std::size_t nValues = 0;
         for (int i = 0; i < nLevels; ++i)
         {
@@ -361,6 +467,8 @@ public:
             const LduAddressingView view{z.first.back(), int(lower.size()), lower.data(), upper.data()};
             levels_.push_back(std::make_unique<Level>(view));
             levels_.back()->setParts(parts);
+            coarsestParts = parts;
+            coarsestCouplings = couplings;
             couplings_.push_back(std::make_unique<GatheredCoupling>(onBackend, myFirstPart, myParts, int(parts.size()) - 1));
             levels_.back()->setDeviceCouplings(couplings);
             if (i > 0)
@@ -389,6 +497,11 @@ public:
         const LduAddressingView coarsest{sizes_.back().first.back(), int(lowerOf.back().size()),
                                          lowerOf.back().data(), upperOf.back().data()};
         coarsest_ = std::make_unique<GamgCoarsest<B>>(coarsest);
+        if (LduSystem* host = coarsest_->hostSystem())
+        {
+            host->setParts(coarsestParts);
+            host->setDeviceCouplings(coarsestCouplings);
+        }
     }
 
     //- The first gathered level (its index among the coarse levels) and the last
@@ -454,6 +567,15 @@ public:
             thrust::copy_n(B::policy(), ptr(values_) + valueAt_[i], n + nF, level.lduValues());
             level.setMatrixFromLdu(true);
             level.setDeviceCouplingCoeffsOnBackend(ptr(values_) + valueAt_[i] + n + nF);
+        }
+        // the coarsest level's coefficients to its host system, where it solves there
+        if (LduSystem* host = coarsest_->hostSystem())
+        {
+            const Sizes& z = sizes_.back();
+            const std::size_t n = z.first.back(), nF = z.firstFace.back(), m = z.firstTerm.back();
+            std::vector<double> both(2*m);
+            B::download(both.data(), ptr(values_) + valueAt_.back() + n + nF, both.size());
+            host->setDeviceCouplingCoeffs(both.data(), both.data() + m);
         }
     }
 
