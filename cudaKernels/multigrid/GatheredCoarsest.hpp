@@ -67,6 +67,7 @@ class GatheredCoarsest
     Vector<double> source_;
     Vector<double> corr_;
 
+public:
     //- A piece's values read in order (the ints of a structure piece are exact as doubles)
     struct Reader
     {
@@ -77,13 +78,53 @@ class GatheredCoarsest
         {
             if (at >= piece.size())
             {
-                throw Error("gpuLdu: a gathered coarsest level's piece ends early");
+                throw Error("gpuLdu: a gathered GAMG level's piece ends early");
             }
             return int(piece[at++]);
         }
     };
 
-public:
+    //- A level's rows, faces and device coupling terms
+    struct LevelSizes
+    {
+        int n;
+        int nFaces;
+        int nTerms;
+    };
+
+    //- One system's level read back from its structure piece (structurePiece's order) into the
+    //  gathered level's faces and device couplings, its rows from first on
+    static LevelSizes readLevel(Reader& r, int first, std::vector<int>& lower, std::vector<int>& upper,
+                                DeviceCouplings& couplings)
+    {
+        const LevelSizes z{r.next(), r.next(), 0};
+        const int nRows = r.next();
+        const int nTerms = r.next();
+        for (int f = 0; f < z.nFaces; ++f)
+        {
+            lower.push_back(first + r.next());
+        }
+        for (int f = 0; f < z.nFaces; ++f)
+        {
+            upper.push_back(first + r.next());
+        }
+        for (int j = 0; j < nRows; ++j)
+        {
+            couplings.rows.push_back(first + r.next());
+        }
+        const int termsBefore = couplings.nTerms();
+        r.next();
+        for (int j = 0; j < nRows; ++j)
+        {
+            couplings.start.push_back(termsBefore + r.next());
+        }
+        for (int k = 0; k < nTerms; ++k)
+        {
+            couplings.cols.push_back(r.next());
+        }
+        return {z.n, z.nFaces, nTerms};
+    }
+
     //- What this system gives of its coarsest level's structure: its rows n, its faces (lower,
     //  upper: the level's addressing), its device couplings c with every column numbered in the
     //  gathered level (its own rows from first on, a halo value k at haloRows[k], the row the
@@ -136,35 +177,9 @@ public:
         for (const std::vector<double>& piece : pieces)
         {
             Reader r{piece};
-            const int first = first_.back();
-            const int n = r.next();
-            const int nF = r.next();
-            const int nRows = r.next();
-            const int nTerms = r.next();
-            first_.push_back(first + n);
-            firstFace_.push_back(firstFace_.back() + nF);
-            for (int f = 0; f < nF; ++f)
-            {
-                lower.push_back(first + r.next());
-            }
-            for (int f = 0; f < nF; ++f)
-            {
-                upper.push_back(first + r.next());
-            }
-            for (int j = 0; j < nRows; ++j)
-            {
-                couplings.rows.push_back(first + r.next());
-            }
-            const int termsBefore = couplings.nTerms();
-            r.next();
-            for (int j = 0; j < nRows; ++j)
-            {
-                couplings.start.push_back(termsBefore + r.next());
-            }
-            for (int k = 0; k < nTerms; ++k)
-            {
-                couplings.cols.push_back(r.next());
-            }
+            const LevelSizes z = readLevel(r, first_.back(), lower, upper, couplings);
+            first_.push_back(first_.back() + z.n);
+            firstFace_.push_back(firstFace_.back() + z.nFaces);
         }
         const int n = first_.back();
         level_ = std::make_unique<Level>(LduAddressingView{n, int(lower.size()), lower.data(), upper.data()});

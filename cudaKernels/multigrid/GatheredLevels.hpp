@@ -211,21 +211,7 @@ class GatheredLevels
     Vector<double> values_;
     std::vector<std::size_t> valueAt_;
 
-    //- A piece's values read in order (its ints are exact as doubles)
-    struct Reader
-    {
-        const std::vector<double>& piece;
-        std::size_t at = 0;
-
-        int next()
-        {
-            if (at >= piece.size())
-            {
-                throw Error("gpuLdu: a gathered GAMG level's piece ends early");
-            }
-            return int(piece[at++]);
-        }
-    };
+    using Reader = typename GatheredCoarsest<B>::Reader;
 
     //- The segments (start in values_, count) of system s's values of level i, in the order
     //  valueSegments lists a system's own arrays
@@ -404,35 +390,10 @@ public:
                 Reader& r = readers[s];
                 const int first = z.first.back();
                 const int firstFace = z.firstFace.back();
-                const int n = r.next();
-                const int nF = r.next();
-                const int nRows = r.next();
-                const int nTerms = r.next();
-                z.first.push_back(first + n);
-                z.firstFace.push_back(firstFace + nF);
-                z.firstTerm.push_back(z.firstTerm.back() + nTerms);
-                for (int f = 0; f < nF; ++f)
-                {
-                    lower.push_back(first + r.next());
-                }
-                for (int f = 0; f < nF; ++f)
-                {
-                    upper.push_back(first + r.next());
-                }
-                for (int j = 0; j < nRows; ++j)
-                {
-                    couplings.rows.push_back(first + r.next());
-                }
-                const int termsBefore = couplings.nTerms();
-                r.next();
-                for (int j = 0; j < nRows; ++j)
-                {
-                    couplings.start.push_back(termsBefore + r.next());
-                }
-                for (int k = 0; k < nTerms; ++k)
-                {
-                    couplings.cols.push_back(r.next());
-                }
+                const auto sizes = GatheredCoarsest<B>::readLevel(r, first, lower, upper, couplings);
+                z.first.push_back(first + sizes.n);
+                z.firstFace.push_back(firstFace + sizes.nFaces);
+                z.firstTerm.push_back(z.firstTerm.back() + sizes.nTerms);
                 const int nStarts = r.next();
                 r.next();
                 if (int(s) == me_)
