@@ -28,21 +28,23 @@ public:
     virtual void tmul(double* y, const double* x) = 0;
 };
 
-//- The sums of a loop over the rows of this system, global over all ranks (Coupling::sum, given
-//  one partial per part: LduSystem::setParts). A sum into a scalar stays on the device, where
-//  the next kernels read it (values()): with one rank and one part no value travels; where the
-//  coupling sums on the backend (the owners' NCCL between groups), the system's sum over its
-//  rows is summed there with the other systems'; else the parts' partials go to the host for
-//  the global sum and it comes back.
+//- The sums of a loop over the rows of this system, global over all ranks. Where they stay on the
+//  backend (the sums local to this system, or summed with the other systems' there: the
+//  owners' NCCL between groups), each part's (rank's) sum goes to its slot among all the
+//  systems' parts (LduSystem::setParts, setPartSlots), the slot vectors are summed across the
+//  systems (each value in one system's slot, zeros elsewhere: exact) and the total is taken in
+//  slot order: the same bits whichever systems hold which parts (one GPU or several), and a
+//  sum into a scalar stays on the device, where the next kernels read it (values()). Else the
+//  parts' partials go to the host for the coupling's sum (OpenFOAM's reduce) and it comes back.
 template<class B>
 class DeviceScalars
 {
 public:
-    //- Whether the sums of a system with these parts under a coupling stay on the backend (one
-    //  part and sums local, or sums across on the backend): no wait for the host
-    static bool stayOnBackend(const std::vector<int>& starts, const Coupling& coupling)
+    //- Whether the sums of a system under a coupling stay on the backend (sums local, or
+    //  across on the backend): no wait for the host
+    static bool stayOnBackend(const Coupling& coupling)
     {
-        return (starts.size() == 2 && coupling.sumsAreLocal()) || coupling.exchangesOnBackend(B::executor);
+        return coupling.sumsAreLocal() || coupling.exchangesOnBackend(B::executor);
     }
 
 private:
@@ -57,14 +59,20 @@ private:
         return int(starts_.size()) - 1;
     }
 
-    //- Scalars [slot, slot + count), this system's sums, summed with the other systems' on the
-    //  backend where the sums are not local
-    void sumAcross(int slot, int count)
+    //- Scalars [slot, slot + count) = the sums of fs (count of them) over all the systems'
+    //  parts, on the backend
+    template<class... F>
+    void sumOnBackend(int slot, const F&... fs)
     {
-        if (!coupling_.sumsAreLocal())
+        constexpr int count = int(sizeof...(F));
+        if (coupling_.sumsAreLocal())
         {
-            coupling_.sumOnBackend(ws_.scalars() + slot, count);
+            ws_.sumParts(fs..., slot);
+            return;
         }
+        ws_.sumParts(fs..., -1);
+        coupling_.sumOnBackend(ws_.slotSums(), count*ws_.nSlots());
+        ws_.totalSlots(count, slot);
     }
 
 public:
@@ -80,10 +88,9 @@ public:
     template<class F>
     void sumInto(const F& f, int slot)
     {
-        if (stayOnBackend(starts_, coupling_))
+        if (stayOnBackend(coupling_))
         {
-            ws_.sumInto(starts_.back(), f, slot);
-            sumAcross(slot, 1);
+            sumOnBackend(slot, f);
         }
         else
         {
@@ -96,10 +103,9 @@ public:
     template<class F, class G>
     void sumInto(const F& f, const G& g, int slot)
     {
-        if (stayOnBackend(starts_, coupling_))
+        if (stayOnBackend(coupling_))
         {
-            ws_.sumPairInto(starts_.back(), f, g, slot);
-            sumAcross(slot, 2);
+            sumOnBackend(slot, f, g);
         }
         else
         {
@@ -112,14 +118,15 @@ public:
     template<class F>
     double gSum(const F& f)
     {
-        if (nParts() == 1)
+        if (stayOnBackend(coupling_))
         {
-            partials_[0] = ws_.sum(starts_.back(), f);
+            constexpr int slot = B::Workspace::hostScalar;
+            sumOnBackend(slot, f);
+            double sum = 0;
+            ws_.fetch(slot, 1, &sum);
+            return sum;
         }
-        else
-        {
-            ws_.sumParts(f, partials_.data());
-        }
+        ws_.partSums(f, partials_.data());
         return coupling_.sum(partials_.data(), nParts());
     }
 

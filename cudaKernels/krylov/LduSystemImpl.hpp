@@ -61,8 +61,11 @@ private:
 
     Vector<double> sumA_;
 
-    //- The rows of each rank whose matrix this system holds (setParts)
+    //- The rows of each rank whose matrix this system holds (setParts), each one's slot of
+    //  how many (setPartSlots)
     std::vector<int> partStarts_;
+    std::vector<int> partSlots_;
+    int nPartSlots_ = 0;
 
     //- The interface terms applied here (setDeviceCouplings)
     DeviceCouplingTerms<B> terms_;
@@ -319,8 +322,22 @@ public:
             throw Error("gpuLdu: the parts of a system must split its " + std::to_string(n())
                 + " rows in order");
         }
+        std::vector<int> slots(starts.size() - 1);
+        for (std::size_t p = 0; p < slots.size(); ++p)
+        {
+            slots[p] = int(p);
+        }
+        ws_.setParts(starts, slots, int(slots.size()));
         partStarts_ = starts;
-        ws_.setParts(starts);
+        partSlots_ = slots;
+        nPartSlots_ = int(slots.size());
+    }
+
+    void setPartSlots(const std::vector<int>& slots, int nSlots) override
+    {
+        ws_.setParts(partStarts_, slots, nSlots);
+        partSlots_ = slots;
+        nPartSlots_ = nSlots;
     }
 
     void setDeviceCouplings(const DeviceCouplings& c) override
@@ -413,7 +430,7 @@ public:
     //  recorded and replayed (B::WorkGraph)
     bool staysOnBackend(const Coupling& coupling) const
     {
-        return !hasHostInterfaces(coupling) && DeviceScalars<B>::stayOnBackend(partStarts_, coupling);
+        return !hasHostInterfaces(coupling) && DeviceScalars<B>::stayOnBackend(coupling);
     }
 
     //- y = A^T x, coupled interfaces included: OpenFOAM's Tmul.
@@ -502,10 +519,21 @@ public:
         return ptr(source_);
     }
 
-    //- The rows of each rank this system holds (setParts)
+    //- The rows of each rank this system holds (setParts), their slots of how many
+    //  (setPartSlots)
     const std::vector<int>& parts() const
     {
         return partStarts_;
+    }
+
+    const std::vector<int>& partSlots() const
+    {
+        return partSlots_;
+    }
+
+    int nPartSlots() const
+    {
+        return nPartSlots_;
     }
 
     //- A solve on the backend: psi() is the initial guess on entry and the solution on exit.

@@ -222,7 +222,10 @@ class GamgHierarchyImpl : public GamgHierarchy
             return false;
         }
         gathered_ = GatheredLevels<B>::gather(
-            kept_.own(from, coarsest, [&](int k) -> const std::vector<int>& { return systems_[k + 1]->parts(); }),
+            kept_.own(from, coarsest, [&](int k) {
+                const Level& level = *systems_[k + 1];
+                return OwnParts{&level.parts(), &level.partSlots(), level.nPartSlots()};
+            }),
             from, top, [&](int k) -> const Coupling& { return levelCoupling(k + 1); });
         // the V-cycle's scratch holds a level's rows
         for (Vector<double>* v : {&scratch1_, &scratch2_, &smootherWork_[0], &smootherWork_[1], &smootherWork_[2],
@@ -597,6 +600,12 @@ public:
     void setParts(const std::vector<std::vector<int>>& startsOfLevels) override
     {
         setPerLevel(startsOfLevels, "parts", [](LduSystem& s, const std::vector<int>& p) { s.setParts(p); });
+    }
+
+    void setPartSlots(const std::vector<int>& slots, int nSlots) override
+    {
+        const std::vector<std::vector<int>> ofLevels(systems_.size(), slots);
+        setPerLevel(ofLevels, "part slots", [nSlots](LduSystem& s, const std::vector<int>& q) { s.setPartSlots(q, nSlots); });
     }
 
     void setDeviceCouplings(const std::vector<DeviceCouplings>& couplingsOfLevels) override

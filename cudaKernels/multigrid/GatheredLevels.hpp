@@ -18,10 +18,11 @@
 //               way; the rest of the way down, the coarsest solve and the way up to that level
 //               on the gathered levels (GamgHierarchyImpl), each system prolonging its own rows
 // A gathered level's terms are those of the distributed levels, in the same order. Its sums: on
-// the backend over all its rows at once where the systems' sums go between them there (the GPU's
-// order, as the distributed levels' sums on the GPU are); else each part's partial, this
-// system's parts' reduced over the systems as the distributed level reduces them (Pstream's
-// order: with executor cpu every value the distributed levels' bit for bit).
+// the GPU over all its parts here, each part's sum in its slot and the total in slot order
+// (DeviceScalars: the bits of the distributed levels' sums on the GPU, and of one GPU's); with
+// executor cpu each part's partial, this system's parts' reduced over the systems as the
+// distributed level reduces them (Pstream's order: every value the distributed levels' bit for
+// bit).
 
 #ifndef GPULDU_GATHEREDLEVELS_HPP
 #define GPULDU_GATHEREDLEVELS_HPP
@@ -40,22 +41,25 @@
 namespace gpuLdu
 {
 
-//- The coupling of a gathered level: all its terms are its own; its sums over all its rows on
-//  the backend where the systems' couplings sum there, else its parts' partials on the host:
-//  this system's parts' (firstPart on, nParts of them) summed over the systems by their
-//  coupling of the level (set per solve), as the distributed level sums them
+//- The coupling of a gathered level: all its terms are its own; its sums over all its parts
+//  here (localSums: the GPU's, each part's sum in its slot, slot order, as the distributed
+//  level's on the GPU), else its parts' partials on the host: this system's parts' (firstPart
+//  on, nParts of them) summed over the systems by their coupling of the level (set per solve),
+//  as the distributed level sums them (executor cpu: OpenFOAM's reduce)
 class GatheredCoupling : public Coupling
 {
     bool onBackend_;
+    bool localSums_;
     int firstPart_;
     int nParts_;
     int nAllParts_;
     const Coupling* systems_ = nullptr;
 
 public:
-    GatheredCoupling(bool onBackend, int firstPart, int nParts, int nAllParts)
+    GatheredCoupling(bool onBackend, bool localSums, int firstPart, int nParts, int nAllParts)
     :
         onBackend_(onBackend),
+        localSums_(localSums),
         firstPart_(firstPart),
         nParts_(nParts),
         nAllParts_(nAllParts)
@@ -71,6 +75,11 @@ public:
         return onBackend_;
     }
 
+    bool sumsAreLocal() const override
+    {
+        return localSums_;
+    }
+
     double sum(const double* partials, int nParts) const override
     {
         if (nParts != nAllParts_ || !systems_)
@@ -82,6 +91,15 @@ public:
     }
 };
 
+//- A system's level's parts: their row starts, slots and how many slots (LduSystem::setParts,
+//  setPartSlots)
+struct OwnParts
+{
+    const std::vector<int>* starts;
+    const std::vector<int>* slots;
+    int nSlots;
+};
+
 //- One of a system's levels as it is gathered: its addressing, device couplings and parts, and
 //  for every level but the first the agglomeration that made it from the one above
 //  (step.coarse is the addressing)
@@ -89,7 +107,7 @@ struct OwnLevel
 {
     GamgLevelView step;
     const DeviceCouplings* couplings;
-    const std::vector<int>* parts;
+    OwnParts parts;
 };
 
 //- What a system keeps of its coarse levels of at most maxRows rows, to gather them at a later
@@ -168,7 +186,7 @@ public:
             const Copy& c = copies_[k];
             const LduAddressingView coarse{c.nCells, int(c.lower.size()), c.lower.data(), c.upper.data()};
             levels.push_back({GamgLevelView{coarse, c.restrict.data(), c.faceRestrict.data(), c.flip.get()},
-                              &couplings_.at(k), &partsOf(k)});
+                              &couplings_.at(k), partsOf(k)});
         }
         return levels;
     }
@@ -323,8 +341,10 @@ public:
             const std::vector<double> level = GatheredCoarsest<B>::structurePiece(
                 l.step.coarse, *l.couplings, first[i], haloRows[i]);
             piece.insert(piece.end(), level.begin(), level.end());
-            piece.push_back(double(l.parts->size()));
-            piece.insert(piece.end(), l.parts->begin(), l.parts->end());
+            piece.push_back(double(l.parts.starts->size()));
+            piece.insert(piece.end(), l.parts.starts->begin(), l.parts.starts->end());
+            piece.insert(piece.end(), l.parts.slots->begin(), l.parts.slots->end());
+            piece.push_back(double(l.parts.nSlots));
             if (i > 0)
             {
                 const LduAddressingView& fine = levels[i - 1].step.coarse;
@@ -372,7 +392,8 @@ public:
             readers.push_back(Reader{piece});
         }
         std::vector<std::vector<int>> lowerOf(nLevels), upperOf(nLevels);
-        std::vector<int> coarsestParts;
+        std::vector<int> coarsestParts, coarsestSlots;
+        int coarsestSlotCount = 0;
         DeviceCouplings coarsestCouplings;
         std::size_t nValues = 0;
         for (int i = 0; i < nLevels; ++i)
@@ -380,7 +401,8 @@ public:
             Sizes z;
             std::vector<int>& lower = lowerOf[i];
             std::vector<int>& upper = upperOf[i];
-            std::vector<int> parts{0}, restrict, faceRestrict;
+            std::vector<int> parts{0}, slots, restrict, faceRestrict;
+            int nSlots = -1;
             int myFirstPart = 0;
             int myParts = 0;
             std::vector<char> flip;
@@ -405,6 +427,16 @@ public:
                 {
                     parts.push_back(first + r.next());
                 }
+                for (int p = 1; p < nStarts; ++p)
+                {
+                    slots.push_back(r.next());
+                }
+                const int itsSlots = r.next();
+                if (nSlots >= 0 && itsSlots != nSlots)
+                {
+                    throw Error("gpuLdu: gathered GAMG levels of systems whose parts have different slots");
+                }
+                nSlots = itsSlots;
                 if (i > 0)
                 {
                     // the agglomeration from level i - 1: its rows and faces are this
@@ -428,9 +460,13 @@ public:
             const LduAddressingView view{z.first.back(), int(lower.size()), lower.data(), upper.data()};
             levels_.push_back(std::make_unique<Level>(view));
             levels_.back()->setParts(parts);
+            levels_.back()->setPartSlots(slots, nSlots);
             coarsestParts = parts;
+            coarsestSlots = slots;
+            coarsestSlotCount = nSlots;
             coarsestCouplings = couplings;
-            couplings_.push_back(std::make_unique<GatheredCoupling>(onBackend, myFirstPart, myParts, int(parts.size()) - 1));
+            couplings_.push_back(std::make_unique<GatheredCoupling>(onBackend, onBackend || B::executor == Executor::gpu,
+                                                                    myFirstPart, myParts, int(parts.size()) - 1));
             levels_.back()->setDeviceCouplings(couplings);
             if (i > 0)
             {
@@ -461,6 +497,7 @@ public:
         if (LduSystem* host = coarsest_->hostSystem())
         {
             host->setParts(coarsestParts);
+            host->setPartSlots(coarsestSlots, coarsestSlotCount);
             host->setDeviceCouplings(coarsestCouplings);
         }
     }

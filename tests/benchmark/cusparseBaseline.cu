@@ -231,10 +231,20 @@ public:
     {
         const Vec bd(b.begin(), b.end());
         GpuBackend::Workspace ws;
-        const double normFactor = ws.sum(rows_, detail::SumMag{ptr(bd)}) + 1e-20;
+        ws.setParts({0, rows_}, {0}, 1);
+        // a sum as the core's solves take it (one part), brought to the host
+        const auto sum = [&ws](int, const auto& f)
+        {
+            constexpr int slot = GpuBackend::Workspace::hostScalar;
+            ws.sumParts(f, slot);
+            double s = 0;
+            ws.fetch(slot, 1, &s);
+            return s;
+        };
+        const double normFactor = sum(rows_, detail::SumMag{ptr(bd)}) + 1e-20;
         thrust::copy(bd.begin(), bd.end(), r.begin());
         int iterations = 0;
-        double residual = ws.sum(rows_, detail::SumMag{ptr(r)})/normFactor;
+        double residual = sum(rows_, detail::SumMag{ptr(r)})/normFactor;
         double rz = 1e20;
         const double one = 1;
         const double zero = 0;
@@ -245,12 +255,12 @@ public:
             solveLT_->solve(h_, matL_, vY_, vZ_);
             solveLSeconds += seconds(t0);
             const double rzOld = rz;
-            rz = ws.sum(rows_, detail::Dot{ptr(r), ptr(z)});
+            rz = sum(rows_, detail::Dot{ptr(r), ptr(z)});
             forEach<GpuBackend>(0, rows_, Direction{ptr(z), ptr(p), iterations == 0 ? 0 : rz/rzOld, iterations == 0});
             CUSPARSE_CHECK(cusparseSpMV(h_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matA_, vP_, &zero, vQ_,
                                         CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, spmvBuffer_));
-            const double alpha = rz/ws.sum(rows_, detail::Dot{ptr(p), ptr(q)});
-            residual = ws.sum(rows_, AxpyPair{ptr(p), ptr(q), ptr(x), ptr(r), alpha})/normFactor;
+            const double alpha = rz/sum(rows_, detail::Dot{ptr(p), ptr(q)});
+            residual = sum(rows_, AxpyPair{ptr(p), ptr(q), ptr(x), ptr(r), alpha})/normFactor;
             ++iterations;
         }
         return iterations;

@@ -103,6 +103,7 @@ struct GroupSystem
 
     GroupSystem(const Decomposed& d, const std::vector<int>& members, const std::vector<int>& ownerOf)
     {
+        const int nRanks = int(d.ranks.size());
         std::vector<RankLevel> ranks;
         std::vector<double> diag, upper, terms;
         for (const int m : members)
@@ -126,6 +127,8 @@ struct GroupSystem
         system = std::make_unique<LduSystemImpl<B>>(level.view());
         system->setMatrix(diag.data(), upper.data(), nullptr);
         system->setParts(level.rowStart);
+        // each rank's sums in its slot among all the ranks (as the plugin's groups)
+        system->setPartSlots(members, nRanks);
         system->setDeviceCouplings(level.couplings);
         coeffs.resize(level.termSource.size());
         for (std::size_t k = 0; k < coeffs.size(); ++k)
@@ -158,6 +161,12 @@ public:
         groups_(groups), x_(x), me_(me)
     {}
 
+    //- The groups sum together (through the host here)
+    bool sumsAreLocal() const override
+    {
+        return false;
+    }
+
     void exchangeHalo(const double* send, double* halo) const override
     {
         ++exchanges;
@@ -189,7 +198,7 @@ public:
 
 //- The same exchange as if on the backend (the owners' NCCL): send and halo on the backend,
 //  copied through the host here; the system then neither downloads nor uploads them itself.
-//  Its sums on the backend add the other groups' sums (given: `others`, slot by slot).
+//  Its sums on the backend add the other groups' values (given: `others`, value by value).
 template<class B>
 class FakeBackendExchange : public FakeExchange<B>
 {
@@ -201,11 +210,6 @@ public:
     bool exchangesOnBackend(Executor) const override
     {
         return true;
-    }
-
-    bool sumsAreLocal() const override
-    {
-        return false;
     }
 
     void exchangeHaloOnBackend(const double* send, double* halo) const override
@@ -233,16 +237,19 @@ public:
 
 using ints = std::vector<int>;
 
-//- Six ranks of a randomly split 14 x 11 grid as one system and as three groups of two (owners
-//  ranks 0, 2 and 4)
+//- Six ranks of a randomly split grid (14 x 11 unless given) as one system and as three groups
+//  of two (owners ranks 0, 2 and 4)
 template<class B>
 struct ThreeGroups
 {
-    Decomposed d = decompose(14, 11, 6, 7);
-    GroupSystem<B> all{d, {0, 1, 2, 3, 4, 5}, ints(6, 0)};
+    Decomposed d;
+    GroupSystem<B> all;
     std::vector<GroupSystem<B>> groups;
 
-    ThreeGroups()
+    explicit ThreeGroups(int nx = 14, int ny = 11)
+    :
+        d(decompose(nx, ny, 6, 7)),
+        all(d, {0, 1, 2, 3, 4, 5}, ints(6, 0))
     {
         const ints ownerOf{0, 0, 2, 2, 4, 4};
         groups.emplace_back(d, ints{0, 1}, ownerOf);

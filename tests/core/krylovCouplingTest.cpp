@@ -235,6 +235,7 @@ TYPED_TEST(KrylovTest, SumsAndMaximaOnTheBackend)
     typename TypeParam::Workspace ws;
     const Coupling local;
     const std::vector<int> starts{0, n};
+    ws.setParts(starts, {0}, 1);
     DeviceScalars<TypeParam> sums(ws, local, starts);
     sums.sumInto(detail::Dot{ptr(dx), ptr(dy)}, detail::Sum{ptr(dy)}, 2);
     sums.sumInto(detail::Dot{ptr(dx), ptr(dy)}, 4);

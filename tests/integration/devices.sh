@@ -6,7 +6,8 @@
 # each node share a device, counted per node, never by global rank; a bad value is a FatalError.
 # The OptimisationSwitch gpuLduRanksPerSystem (all, none, N, a bad value) groups the ranks of a
 # device into systems; DebugSwitches { gpuLduRankGroup 1; } logs the owner's hand-over of every
-# solve. With executor gpu the node's real devices (nvidia-smi -L): 4 ranks over G devices.
+# solve. With executor gpu the node's real devices (nvidia-smi -L): 4 ranks over G devices, and
+# with two or more the solve lines of 10 steps on one GPU and on two equal to the digit.
 # Usage: devices.sh [cpu|gpu]. Prints "<P> passed, <F> failed" last.
 set -uo pipefail
 
@@ -150,6 +151,25 @@ else
     [ "$(grep -oE 'PCI [0-9A-Fa-f:.]+' "$work/log.real" | sort -u | wc -l)" -ge "$groups" ] \
         || lines+=("$groups PCI ids")
     expect real "executor gpu, $nGpus device(s): neighbouring ranks share a device" "${lines[@]}"
+    if [ "$nGpus" -ge 2 ]; then
+        # one GPU and two take the same steps (each rank's sums in its slot, totalled in slot
+        # order, whichever GPU holds it): every solve line of 10 steps equal to the digit
+        sed -i -e 's/^endTime .*/endTime         0.05;/' "$case/system/controlDict"
+        run twoGpus CUDA_VISIBLE_DEVICES=0,1
+        run oneGpu CUDA_VISIBLE_DEVICES=0
+        grep 'Solving for' "$work/log.twoGpus" > "$work/lines.twoGpus"
+        grep 'Solving for' "$work/log.oneGpu" > "$work/lines.oneGpu"
+        if [ "$(grep -c 'Solving for p' "$work/lines.oneGpu")" -ge 20 ] \
+            && grep -q 'device 1 (' "$work/log.twoGpus" && ! grep -q 'device 1 (' "$work/log.oneGpu" \
+            && cmp -s "$work/lines.oneGpu" "$work/lines.twoGpus"; then
+            echo "PASS one GPU and two: every solve line equal ($(wc -l < "$work/lines.oneGpu") lines)"
+            passed=$((passed + 1))
+        else
+            echo "FAIL one GPU and two: the solve lines differ (see $work/lines.oneGpu, lines.twoGpus)"
+            diff "$work/lines.oneGpu" "$work/lines.twoGpus" | head -6
+            failed=$((failed + 1))
+        fi
+    fi
 fi
 
 [ "$failed" -gt 0 ] || rm -rf "$work"

@@ -13,6 +13,7 @@
 #include <thrust/system/cpp/execution_policy.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <complex>
 #include <cstring>
@@ -179,15 +180,23 @@ struct CpuBackend
     //- The bytes an allocation may take now on this backend
     static double availableMemory();
 
-    //- Per-system state for the repeated work of a solve: the scalars of sumInto.
+    //- Per-system state for the repeated work of a solve: the sums part by part and the
+    //  scalars they leave (the GPU backend's Workspace, its sums in OpenFOAM's order).
     class Workspace
     {
     public:
-        static constexpr int nScalars = 8;
+        //- The scalars: the loops' (their slots: krylov/VectorOps.hpp), and the last a sum's
+        //  on its way to the host
+        static constexpr int nScalars = 9;
+        static constexpr int hostScalar = nScalars - 1;
 
     private:
         double scalars_[nScalars] = {};
+        //- The parts (setParts), each part's slot, the slots' sums (two passes' worth)
         std::vector<int> starts_;
+        std::vector<int> slots_;
+        std::vector<double> slotSums_;
+        int nSlots_ = 0;
 
         //- 0 + f(begin) + ... + f(end - 1), left to right: the order of OpenFOAM's sums. A plain
         //  loop, not a transform_reduce per part: GAMG's coarsest level sums its 32 parts of
@@ -203,37 +212,99 @@ struct CpuBackend
             return s;
         }
 
-    public:
-        //- Rows [starts[p], starts[p+1]) are part p of the sums of sumParts
-        void setParts(const std::vector<int>& starts)
+        //- Each part's sum of f into its slot of vector j (the others 0)
+        template<class F>
+        void sumInSlots(const F& f, int j)
         {
+            double* sums = slotSums_.data() + std::size_t(j)*std::size_t(nSlots_);
+            std::fill(sums, sums + nSlots_, 0.0);
+            for (std::size_t p = 0; p < slots_.size(); ++p)
+            {
+                sums[slots_[p]] = sumRange(starts_[p], starts_[p + 1], f);
+            }
+        }
+
+    public:
+        //- Rows [starts[p], starts[p+1]) are part p, whose sums go to slot slots[p] of nSlots
+        //  (the parts of every system that sums with this one, each in one system: their sums
+        //  are totalled in slot order)
+        void setParts(const std::vector<int>& starts, const std::vector<int>& slots, int nSlots)
+        {
+            std::vector<bool> taken(std::size_t(std::max(nSlots, 0)), false);
+            bool valid = starts.size() >= 2 && slots.size() + 1 == starts.size();
+            for (std::size_t p = 0; valid && p < slots.size(); ++p)
+            {
+                valid = slots[p] >= 0 && slots[p] < nSlots && !taken[slots[p]];
+                if (valid)
+                {
+                    taken[slots[p]] = true;
+                }
+            }
+            if (!valid)
+            {
+                throw Error("gpuLdu: the " + std::to_string(int(starts.size()) - 1)
+                    + " parts of a system need distinct slots among " + std::to_string(nSlots));
+            }
             starts_ = starts;
+            slots_ = slots;
+            nSlots_ = nSlots;
+            slotSums_.assign(2*std::size_t(nSlots), 0.0);
+        }
+
+        //- The sums of f over each part into its slot (slotSums(), nSlots() values; 0 in the
+        //  slots of no part of this system), each in index order; where total >= 0 also their
+        //  total into scalar total, slot order
+        template<class F>
+        void sumParts(const F& f, int total)
+        {
+            sumInSlots(f, 0);
+            if (total >= 0)
+            {
+                totalSlots(1, total);
+            }
+        }
+
+        //- The same for f and for g: f's slot sums, then g's; totals into total and total + 1
+        template<class F, class G>
+        void sumParts(const F& f, const G& g, int total)
+        {
+            sumInSlots(f, 0);
+            sumInSlots(g, 1);
+            if (total >= 0)
+            {
+                totalSlots(2, total);
+            }
+        }
+
+        double* slotSums()
+        {
+            return slotSums_.data();
+        }
+
+        int nSlots() const
+        {
+            return nSlots_;
+        }
+
+        //- Scalars [total, total + count) = the totals of count vectors of slot sums, each
+        //  0 + slot 0 + slot 1 + ...: OpenFOAM's order where a slot is a rank
+        void totalSlots(int count, int total)
+        {
+            for (int j = 0; j < count; ++j)
+            {
+                const double* sums = slotSums_.data() + std::size_t(j)*std::size_t(nSlots_);
+                scalars_[total + j] = sumRange(0, nSlots_, [sums](int i) { return sums[i]; });
+            }
         }
 
         //- host[p] = sum of f(i) over part p, in index order, for every part
         template<class F>
-        void sumParts(const F& f, double* host)
+        void partSums(const F& f, double* host)
         {
             for (std::size_t p = 0; p + 1 < starts_.size(); ++p)
             {
                 host[p] = sumRange(starts_[p], starts_[p + 1], f);
             }
-        }
-
-        //- sum(n, f) into scalar `slot`, left where the next steps read it (scalars())
-        template<class F>
-        void sumInto(int n, const F& f, int slot)
-        {
-            scalars_[slot] = sum(n, f);
-        }
-
-        //- The sums of f and of g into scalar slots slot and slot + 1 (on the host: one after
-        //  the other, each in index order)
-        template<class F, class G>
-        void sumPairInto(int n, const F& f, const G& g, int slot)
-        {
-            sumInto(n, f, slot);
-            sumInto(n, g, slot + 1);
         }
 
         const double* scalars() const
@@ -255,13 +326,6 @@ struct CpuBackend
         void store(int slot, double v)
         {
             scalars_[slot] = v;
-        }
-
-        //- Sum of f(i) over i in [0, n), in index order like OpenFOAM's loops.
-        template<class F>
-        double sum(int n, const F& f)
-        {
-            return sumRange(0, n, f);
         }
 
         //- Maximum of f(i) over i in [0, n) (-DBL_MAX where n is 0)

@@ -362,37 +362,69 @@ GpuBackend::Workspace::~Workspace()
 {
     // No throwing from a destructor: a failure here leaves nothing to recover
     cudaFree(partials_);
-    cudaFree(partStarts_);
-    cudaFree(partSums_);
+    freeParts();
     cudaFreeHost(pinned_);
 }
 
 
-void GpuBackend::Workspace::setParts(const std::vector<int>& starts)
+void GpuBackend::Workspace::freeParts()
+{
+    cudaFree(chunks_);
+    cudaFree(partChunk_);
+    cudaFree(partOfSlot_);
+    cudaFree(chunkSums_);
+    cudaFree(slotSums_);
+    chunks_ = nullptr;
+    partChunk_ = nullptr;
+    partOfSlot_ = nullptr;
+    chunkSums_ = nullptr;
+    slotSums_ = nullptr;
+}
+
+
+void GpuBackend::Workspace::setParts(const std::vector<int>& starts, const std::vector<int>& slots, int nSlots)
 {
     const int nParts = int(starts.size()) - 1;
-    if (nParts < 1 || nParts > maxBlocks_)
+    std::vector<int> partOfSlot(std::size_t(std::max(nSlots, 0)), -1);
+    bool valid = nParts >= 1 && int(slots.size()) == nParts;
+    for (int p = 0; valid && p < nParts; ++p)
     {
-        throw Error("gpuLdu: " + std::to_string(nParts) + " parts of a system (1 to "
-            + std::to_string(maxBlocks_) + " allowed)");
+        valid = slots[p] >= 0 && slots[p] < nSlots && partOfSlot[slots[p]] < 0;
+        if (valid)
+        {
+            partOfSlot[slots[p]] = p;
+        }
     }
-    if (nParts != nParts_)
+    if (!valid)
     {
-        GPULDU_CUDA_CHECK(cudaFree(partStarts_));
-        GPULDU_CUDA_CHECK(cudaFree(partSums_));
-        partStarts_ = nullptr;
-        partSums_ = nullptr;
-        GPULDU_CUDA_CHECK(cudaMalloc(&partStarts_, starts.size()*sizeof(int)));
-        GPULDU_CUDA_CHECK(cudaMalloc(&partSums_, nParts*sizeof(double)));
-        nParts_ = nParts;
+        throw Error("gpuLdu: the " + std::to_string(nParts) + " parts of a system need distinct slots among "
+            + std::to_string(nSlots));
     }
-    GpuBackend::upload(partStarts_, starts.data(), starts.size());
-    int longest = 0;
+    std::vector<int2> chunks;
+    std::vector<int> partChunk;
     for (int p = 0; p < nParts; ++p)
     {
-        longest = std::max(longest, starts[p + 1] - starts[p]);
+        partChunk.push_back(int(chunks.size()));
+        for (int first = starts[p]; first < starts[p + 1]; first += chunkRows_)
+        {
+            chunks.push_back(make_int2(first, std::min(first + chunkRows_, starts[p + 1])));
+        }
     }
-    blocksPerPart_ = std::max(1, std::min(maxBlocks_/nParts, (longest + block_ - 1)/block_));
+    partChunk.push_back(int(chunks.size()));
+
+    freeParts();
+    nChunks_ = int(chunks.size());
+    nSlots_ = nSlots;
+    slots_ = slots;
+    hostSlots_.assign(std::size_t(nSlots), 0.0);
+    GPULDU_CUDA_CHECK(cudaMalloc(&chunks_, std::max<std::size_t>(1, chunks.size())*sizeof(int2)));
+    GPULDU_CUDA_CHECK(cudaMalloc(&partChunk_, partChunk.size()*sizeof(int)));
+    GPULDU_CUDA_CHECK(cudaMalloc(&partOfSlot_, partOfSlot.size()*sizeof(int)));
+    GPULDU_CUDA_CHECK(cudaMalloc(&chunkSums_, 2*std::max<std::size_t>(1, chunks.size())*sizeof(double)));
+    GPULDU_CUDA_CHECK(cudaMalloc(&slotSums_, 2*std::size_t(nSlots)*sizeof(double)));
+    GpuBackend::upload(chunks_, chunks.data(), chunks.size());
+    GpuBackend::upload(partChunk_, partChunk.data(), partChunk.size());
+    GpuBackend::upload(partOfSlot_, partOfSlot.data(), partOfSlot.size());
 }
 
 

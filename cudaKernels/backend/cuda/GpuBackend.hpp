@@ -253,31 +253,44 @@ struct GpuBackend
     //- The bytes an allocation may take now on this backend
     static double availableMemory();
 
-    //- Per-system state for the repeated work of a solve: the partial sums of the reductions,
-    //  the scalar slots of sumInto (after the partials), and a pinned host buffer through which
-    //  values travel (one DMA per transfer).
+    //- Per-system state for the repeated work of a solve: the sums part by part (setParts,
+    //  sumParts: kernels.hpp), the block partials of maximum, the scalars that sums leave on
+    //  the device, and a pinned host buffer through which values travel (one DMA per transfer).
     class Workspace
     {
     public:
-        static constexpr int nScalars = 8;
+        //- The scalars: the loops' (their slots: krylov/VectorOps.hpp), and the last a sum's
+        //  on its way to the host
+        static constexpr int nScalars = 9;
+        static constexpr int hostScalar = nScalars - 1;
 
     private:
         static constexpr int block_ = 256;
         static constexpr int maxBlocks_ = 1024;
+        //- The rows a block sums of a part (its chunks from the part's first row)
+        static constexpr int chunkRows_ = 2048;
         double* partials_ = nullptr;
         double* pinned_ = nullptr;
         std::size_t pinnedSize_ = 0;
 
-        //- The parts of sumParts: their starts and sums on the device, the blocks of each
-        int nParts_ = 0;
-        int* partStarts_ = nullptr;
-        double* partSums_ = nullptr;
-        int blocksPerPart_ = 1;
+        //- The parts (setParts): their chunks (first row, end) on the device, each part's first
+        //  chunk (nParts + 1), each slot's part (-1: none), and per sum of a pass the chunks'
+        //  sums and the slots' (two passes' worth)
+        std::vector<int> slots_;
+        std::vector<double> hostSlots_;
+        int nChunks_ = 0;
+        int nSlots_ = 0;
+        int2* chunks_ = nullptr;
+        int* partChunk_ = nullptr;
+        int* partOfSlot_ = nullptr;
+        double* chunkSums_ = nullptr;
+        double* slotSums_ = nullptr;
 
         double* pinned(std::size_t n);
+        void freeParts();
 
-        //- *out (device memory) = f(i) over i in [0, n) reduced by Op (summed: SumOp, or
-        //  their maximum: MaxOp): block reductions, then one block reduces those
+        //- *out (device memory) = f(i) over i in [0, n) reduced by Op (their maximum: MaxOp):
+        //  block reductions, then one block reduces those
         template<class Op, class F>
         void reduceTo(int n, const F& f, double* out)
         {
@@ -295,19 +308,26 @@ struct GpuBackend
             return *pinned_;
         }
 
+        //- The chunks' sums of f (and g where Pair), then the slots' (and their totals into
+        //  scalars total, total + 1 where total >= 0)
+        template<bool Pair, class F, class G>
+        void sumChunks(const F& f, const G& g, int total)
+        {
+            if (nChunks_ > 0)
+            {
+                sumChunksKernel<Pair><<<nChunks_, block_, 0, stream()>>>(chunks_, nChunks_, f, g, chunkSums_);
+                GPULDU_CUDA_CHECK(cudaGetLastError());
+            }
+            slotSumsKernel<block_><<<1, block_, 0, stream()>>>(partOfSlot_, partChunk_, nSlots_, nChunks_, Pair ? 2 : 1,
+                chunkSums_, slotSums_, total >= 0 ? scalars() + total : nullptr);
+            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
     public:
         Workspace();
         ~Workspace();
         Workspace(const Workspace&) = delete;
         Workspace& operator=(const Workspace&) = delete;
-
-        //- Sum of f(i) over i in [0, n)
-        template<class F>
-        double sum(int n, const F& f)
-        {
-            reduceTo<SumOp>(n, f, partials_);
-            return fetchOne(partials_);
-        }
 
         //- Maximum of f(i) over i in [0, n) (-DBL_MAX where n is 0): no allocation, one wait
         template<class F>
@@ -317,38 +337,56 @@ struct GpuBackend
             return fetchOne(partials_);
         }
 
-        //- Rows [starts[p], starts[p+1]) are part p of the sums of sumParts
-        void setParts(const std::vector<int>& starts);
+        //- Rows [starts[p], starts[p+1]) are part p, whose sums go to slot slots[p] of nSlots
+        //  (the parts of every system that sums with this one, each in one system: their sums
+        //  are totalled in slot order)
+        void setParts(const std::vector<int>& starts, const std::vector<int>& slots, int nSlots);
 
-        //- host[p] = sum of f(i) over part p, for every part (one transfer)
+        //- The sums of f over each part into its slot (slotSums(), nSlots() values; 0 in the
+        //  slots of no part of this system); where total >= 0 also their total into scalar
+        //  total. No wait.
         template<class F>
-        void sumParts(const F& f, double* host)
+        void sumParts(const F& f, int total)
         {
-            sumPartBlocksKernel<<<nParts_*blocksPerPart_, block_, 0, stream()>>>(partStarts_, blocksPerPart_, f, partials_);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
-            reducePartialsKernel<block_><<<nParts_, block_, 0, stream()>>>(blocksPerPart_, partials_, partSums_);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
-            download(host, partSums_, nParts_);
+            sumChunks<false>(f, f, total);
         }
 
-        //- The sum into scalar slot `slot`, left on the device where the next kernels read it
-        //  (scalars()): no transfer, no wait
-        template<class F>
-        void sumInto(int n, const F& f, int slot)
-        {
-            reduceTo<SumOp>(n, f, partials_ + maxBlocks_ + slot);
-        }
-
-        //- The sums of f and of g into scalar slots slot and slot + 1, in one pass over the
-        //  rows (left on the device, as sumInto)
+        //- The same for f and g in one pass over the rows: f's slot sums, then g's (2 nSlots()
+        //  values); totals into scalars total and total + 1
         template<class F, class G>
-        void sumPairInto(int n, const F& f, const G& g, int slot)
+        void sumParts(const F& f, const G& g, int total)
         {
-            const int blocks = std::max(1, std::min(maxBlocks_/2, (n + block_ - 1)/block_));
-            sumPairBlocksKernel<<<blocks, block_, 0, stream()>>>(n, f, g, partials_);
+            sumChunks<true>(f, g, total);
+        }
+
+        double* slotSums()
+        {
+            return slotSums_;
+        }
+
+        int nSlots() const
+        {
+            return nSlots_;
+        }
+
+        //- Scalars [total, total + count) = the totals of count vectors of slot sums (summed
+        //  over the systems since sumParts), slot order
+        void totalSlots(int count, int total)
+        {
+            slotTotalsKernel<block_><<<1, block_, 0, stream()>>>(slotSums_, nSlots_, count, scalars() + total);
             GPULDU_CUDA_CHECK(cudaGetLastError());
-            reducePartialsKernel<block_><<<2, block_, 0, stream()>>>(blocks, partials_, partials_ + maxBlocks_ + slot);
-            GPULDU_CUDA_CHECK(cudaGetLastError());
+        }
+
+        //- host[p] = the sum of f over part p, for every part (one transfer)
+        template<class F>
+        void partSums(const F& f, double* host)
+        {
+            sumParts(f, -1);
+            download(hostSlots_.data(), slotSums_, hostSlots_.size());
+            for (std::size_t p = 0; p < slots_.size(); ++p)
+            {
+                host[p] = hostSlots_[std::size_t(slots_[p])];
+            }
         }
 
         const double* scalars() const

@@ -95,49 +95,123 @@ __global__ void reduceBlocksKernel(int n, F f, double* partials)
     }
 }
 
-//- Block sums of f(i) per part: part p = blockIdx.x/blocksPerPart sums i in [starts[p],
-//  starts[p+1]) with its blocksPerPart blocks, grid-stride; partials[blockIdx.x]. Fixed order.
-template<class F>
-__global__ void sumPartBlocksKernel(const int* starts, int blocksPerPart, F f, double* partials)
-{
-    __shared__ double s[256];
-    const int part = blockIdx.x/blocksPerPart;
-    const int stride = blocksPerPart*blockDim.x;
-    const int end = starts[part + 1];
-    double acc = 0;
-    for (int i = starts[part] + (blockIdx.x % blocksPerPart)*blockDim.x + threadIdx.x; i < end; i += stride)
-    {
-        acc += f(i);
-    }
-    const double sum = blockReduce(acc, s);
-    if (threadIdx.x == 0)
-    {
-        partials[blockIdx.x] = sum;
-    }
-}
+// A system's sums part by part (GpuBackend::Workspace::sumParts), so that a sum is the same
+// whichever system holds the parts: each part's rows in chunks of at most chunkRows rows from its
+// first row, a chunk's sum one block's (sumChunksKernel), a part's the sum of its chunks' by one
+// warp (partSum), the total the parts' sums in their slots, slot order (slotTotals): every step's
+// order follows from the part's rows alone, not from the system's size or its other parts.
 
-//- Block sums of f(i) and of g(i) in one pass, grid-stride: partials[blockIdx.x] and
-//  partials[gridDim.x + blockIdx.x]. Fixed order, so repeatable.
-template<class F, class G>
-__global__ void sumPairBlocksKernel(int n, F f, G g, double* partials)
+//- The sums of f(i) (and of g(i) where Pair) over chunk c = blockIdx.x's rows, [chunks[c].x,
+//  chunks[c].y): thread t its rows begin + t, + blockDim.x, ... in order, then the block's tree;
+//  partials[c] (and partials[nChunks + c])
+template<bool Pair, class F, class G>
+__global__ void sumChunksKernel(const int2* chunks, int nChunks, F f, G g, double* partials)
 {
     __shared__ double s[256];
+    const int2 chunk = chunks[blockIdx.x];
     double a = 0;
     double b = 0;
-    for (int i = blockIdx.x*blockDim.x + threadIdx.x; i < n; i += gridDim.x*blockDim.x)
+    for (int i = chunk.x + int(threadIdx.x); i < chunk.y; i += int(blockDim.x))
     {
         a += f(i);
-        b += g(i);
+        if (Pair)
+        {
+            b += g(i);
+        }
     }
     const double sumA = blockReduce(a, s);
-    // every thread has read the first sum before s holds the second
-    __syncthreads();
-    const double sumB = blockReduce(b, s);
     if (threadIdx.x == 0)
     {
         partials[blockIdx.x] = sumA;
-        partials[gridDim.x + blockIdx.x] = sumB;
     }
+    if (Pair)
+    {
+        // every thread has read the first sum before s holds the second
+        __syncthreads();
+        const double sumB = blockReduce(b, s);
+        if (threadIdx.x == 0)
+        {
+            partials[nChunks + blockIdx.x] = sumB;
+        }
+    }
+}
+
+//- The sum of partials [begin, end) by one warp, returned to lane 0: lane l its values begin + l,
+//  + 32, ... in order, then the warp's tree (the same bits for the same values)
+__device__ inline double partSum(const double* partials, int begin, int end)
+{
+    const int lane = int(threadIdx.x) % 32;
+    double acc = 0;
+    for (int c = begin + lane; c < end; c += 32)
+    {
+        acc += partials[c];
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+    {
+        acc += __shfl_down_sync(0xffffffffu, acc, offset);
+    }
+    return acc;
+}
+
+//- One block of Block threads: the totals of count vectors of nSlots slot sums (vector j from
+//  j*nSlots), slot order (thread t its slots t, t + Block, ... in order, then the block's tree),
+//  into totals[j]. The slot sums were written by this block or by an earlier kernel.
+template<int Block>
+__device__ void slotTotals(const double* slotSums, int nSlots, int count, double* totals)
+{
+    __shared__ double s[Block];
+    for (int j = 0; j < count; ++j)
+    {
+        double acc = 0;
+        for (int i = int(threadIdx.x); i < nSlots; i += Block)
+        {
+            acc += slotSums[j*nSlots + i];
+        }
+        const double total = blockReduce(acc, s);
+        if (threadIdx.x == 0)
+        {
+            totals[j] = total;
+        }
+        // every thread has read the total before s is used again
+        __syncthreads();
+    }
+}
+
+//- One block of Block threads: each slot's part sum (the part partOfSlot[i], its chunks
+//  [partChunk[p], partChunk[p + 1]) of count chunk sum vectors of nChunks; 0 where the slot is
+//  no part's) into slotSums, a warp a slot; where totals, then their totals (slotTotals)
+template<int Block>
+__global__ void slotSumsKernel(const int* partOfSlot, const int* partChunk, int nSlots, int nChunks, int count,
+                               const double* partials, double* slotSums, double* totals)
+{
+    const int warp = int(threadIdx.x)/32;
+    constexpr int nWarps = Block/32;
+    for (int i = warp; i < nSlots; i += nWarps)
+    {
+        const int p = partOfSlot[i];
+        for (int j = 0; j < count; ++j)
+        {
+            const double sum = p < 0 ? 0.0 : partSum(partials + j*nChunks, partChunk[p], partChunk[p + 1]);
+            if (threadIdx.x % 32 == 0)
+            {
+                slotSums[j*nSlots + i] = sum;
+            }
+        }
+    }
+    if (totals)
+    {
+        // the block's writes to global memory are seen by the block after the barrier
+        __syncthreads();
+        slotTotals<Block>(slotSums, nSlots, count, totals);
+    }
+}
+
+//- One block of Block threads: the totals of the slot sums (summed over the systems since
+//  slotSumsKernel)
+template<int Block>
+__global__ void slotTotalsKernel(const double* slotSums, int nSlots, int count, double* totals)
+{
+    slotTotals<Block>(slotSums, nSlots, count, totals);
 }
 
 //- out[b] = partials[b*m, (b + 1)*m) reduced by Op (summed, or their maximum), one block of

@@ -140,6 +140,9 @@ public:
     //  rank, handed to the Coupling's sum), and the processor faces between them as terms the
     //  levels apply themselves (LduSystem::setDeviceCouplings).
     virtual void setParts(const std::vector<std::vector<int>>& startsOfLevels) = 0;
+    //- The slots of the parts (the same ranks on every level; LduSystem::setPartSlots), after
+    //  setParts
+    virtual void setPartSlots(const std::vector<int>& slots, int nSlots) = 0;
     virtual void setDeviceCouplings(const std::vector<DeviceCouplings>& couplingsOfLevels) = 0;
 
     //- Every level's device coupling coefficients of A and of A^T (level k's interfaceBouCoeffs

@@ -345,8 +345,14 @@ public:
 
     //- The rows of the ranks whose matrices this system holds: rank p's rows are
     //  [starts[p], starts[p+1]) (starts[0] = 0, the last nCells()); sums are taken per rank
-    //  (Coupling::sum). Default: one part.
+    //  (Coupling::sum). Default: one part. Their slots: the parts' own order (setPartSlots).
     virtual void setParts(const std::vector<int>& starts) = 0;
+
+    //- Where each part's sum goes among the parts of every system that sums with this one on
+    //  the backend (several GPUs: OpenFOAM's ranks, each in one system), of nSlots: such sums
+    //  are totalled in slot order, the same bits whichever system holds which parts
+    //  (DeviceScalars). After setParts.
+    virtual void setPartSlots(const std::vector<int>& slots, int nSlots) = 0;
 
     //- The interface terms the system applies itself (DeviceCouplings), their pattern
     virtual void setDeviceCouplings(const DeviceCouplings& couplings) = 0;

@@ -416,11 +416,13 @@ gpuLdu::LduSystem* Foam::gpuLduRankGroup::system()
     systemMatrix_ = heldMatrix();
     // the world's ranks (a group solves together only where its ranks share
     // the mesh: the system is made before a mesh is seen)
-    system_->setParts
-    (
-        ownerCoupling::localSums(ranks_.size(), executor_, UPstream::worldComm)
-      ? std::vector<int>{0, combined_.rowStart.back()} : combined_.rowStart
-    );
+    system_->setParts(combined_.rowStart);
+    const std::vector<int> slots =
+        ownerCoupling::partSlots(ranks_, UPstream::worldComm);
+    if (!slots.empty())
+    {
+        system_->setPartSlots(slots, UPstream::nProcs(UPstream::worldComm));
+    }
     system_->setDeviceCouplings(combined_.couplings);
     system_->setInterfaces(combined_.hostCells);
     Info<< "gpuLduRankGroup: the group's system built in "

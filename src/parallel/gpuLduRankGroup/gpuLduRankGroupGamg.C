@@ -201,9 +201,12 @@ bool Foam::gpuLduRankGroup::combineGamg
         wholeMesh && allInSystem_
       ? new gpuLduCombinedCoarsestLU(*combined.back()) : nullptr
     );
-    if (!gamgLocalSums_)
+    gamg_->setParts(parts);
+    const std::vector<int> slots =
+        ownerCoupling::partSlots(ranks_, meshComm);
+    if (!slots.empty())
     {
-        gamg_->setParts(parts);
+        gamg_->setPartSlots(slots, UPstream::nProcs(meshComm));
     }
     gamg_->setDeviceCouplings(couplings);
     gamg_->setInterfaces(hostCells);
