@@ -703,7 +703,8 @@ public:
                                    systems_[k + 1]->lduValues());
             systems_[k + 1]->setMatrixFromLdu(symmetric_);
         }
-        byGathered_ = gatherRows(gamg) > 0 && gatherLevels(gatherRows(gamg));
+        const int gatheredRows = gatherRows(gamg);
+        byGathered_ = gatheredRows > 0 && gatherLevels(gatheredRows);
         if (byGathered_)
         {
             setGatheredMatrices();

