@@ -6,6 +6,7 @@
 #define GPULDU_CPUBACKEND_HPP
 
 #include "backend/Backend.hpp"
+#include "backend/PartSlots.hpp"
 
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
@@ -230,21 +231,7 @@ struct CpuBackend
         //  are totalled in slot order)
         void setParts(const std::vector<int>& starts, const std::vector<int>& slots, int nSlots)
         {
-            std::vector<bool> taken(std::size_t(std::max(nSlots, 0)), false);
-            bool valid = starts.size() >= 2 && slots.size() + 1 == starts.size();
-            for (std::size_t p = 0; valid && p < slots.size(); ++p)
-            {
-                valid = slots[p] >= 0 && slots[p] < nSlots && !taken[slots[p]];
-                if (valid)
-                {
-                    taken[slots[p]] = true;
-                }
-            }
-            if (!valid)
-            {
-                throw Error("gpuLdu: the " + std::to_string(int(starts.size()) - 1)
-                    + " parts of a system need distinct slots among " + std::to_string(nSlots));
-            }
+            partOfSlots(starts, slots, nSlots);  // the slots checked; the sums index by part
             starts_ = starts;
             slots_ = slots;
             nSlots_ = nSlots;

@@ -4,6 +4,7 @@
 
 #include "backend/cuda/CudaDevices.hpp"
 #include "backend/cuda/GpuBackend.hpp"
+#include "backend/PartSlots.hpp"
 
 #include <cublas_v2.h>
 
@@ -385,21 +386,7 @@ void GpuBackend::Workspace::freeParts()
 void GpuBackend::Workspace::setParts(const std::vector<int>& starts, const std::vector<int>& slots, int nSlots)
 {
     const int nParts = int(starts.size()) - 1;
-    std::vector<int> partOfSlot(std::size_t(std::max(nSlots, 0)), -1);
-    bool valid = nParts >= 1 && int(slots.size()) == nParts;
-    for (int p = 0; valid && p < nParts; ++p)
-    {
-        valid = slots[p] >= 0 && slots[p] < nSlots && partOfSlot[slots[p]] < 0;
-        if (valid)
-        {
-            partOfSlot[slots[p]] = p;
-        }
-    }
-    if (!valid)
-    {
-        throw Error("gpuLdu: the " + std::to_string(nParts) + " parts of a system need distinct slots among "
-            + std::to_string(nSlots));
-    }
+    const std::vector<int> partOfSlot = partOfSlots(starts, slots, nSlots);
     std::vector<int2> chunks;
     std::vector<int> partChunk;
     for (int p = 0; p < nParts; ++p)
