@@ -266,6 +266,9 @@ struct GpuBackend
 
     private:
         static constexpr int block_ = 256;
+        //- The slots' kernels: a warp a slot, 32 slots at once (each slot's sum waits on three
+        //  loads, one after the other; 8 warps took four slots each in turn)
+        static constexpr int slotBlock_ = 1024;
         static constexpr int maxBlocks_ = 1024;
         //- The rows a block sums of a part (its chunks from the part's first row)
         static constexpr int chunkRows_ = 2048;
@@ -318,7 +321,7 @@ struct GpuBackend
                 sumChunksKernel<Pair><<<nChunks_, block_, 0, stream()>>>(chunks_, nChunks_, f, g, chunkSums_);
                 GPULDU_CUDA_CHECK(cudaGetLastError());
             }
-            slotSumsKernel<block_><<<1, block_, 0, stream()>>>(partOfSlot_, partChunk_, nSlots_, nChunks_, Pair ? 2 : 1,
+            slotSumsKernel<slotBlock_><<<1, slotBlock_, 0, stream()>>>(partOfSlot_, partChunk_, nSlots_, nChunks_, Pair ? 2 : 1,
                 chunkSums_, slotSums_, total >= 0 ? scalars() + total : nullptr);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
@@ -373,7 +376,7 @@ struct GpuBackend
         //  over the systems since sumParts), slot order
         void totalSlots(int count, int total)
         {
-            slotTotalsKernel<block_><<<1, block_, 0, stream()>>>(slotSums_, nSlots_, count, scalars() + total);
+            slotTotalsKernel<slotBlock_><<<1, slotBlock_, 0, stream()>>>(slotSums_, nSlots_, count, scalars() + total);
             GPULDU_CUDA_CHECK(cudaGetLastError());
         }
 
