@@ -265,6 +265,20 @@ TYPED_TEST(KrylovTest, SumsAndMaximaOnTheBackend)
     EXPECT_NEAR(got[2], got[0], 1e-11*(1 + std::abs(dot)));
 }
 
+//- The parts' slots: each slot's part (-1: none), and a workspace refuses parts without
+//  distinct slots in range (no part, a part without a slot, a slot twice or outside [0, nSlots))
+TYPED_TEST(KrylovTest, PartsTakeDistinctSlotsInRange)
+{
+    EXPECT_EQ(partOfSlots({0, 3, 5}, {2, 0}, 4), (std::vector<int>{1, -1, 0, -1}));
+    typename TypeParam::Workspace ws;
+    EXPECT_THROW(ws.setParts({0}, {}, 1), Error);
+    EXPECT_THROW(ws.setParts({0, 3, 5}, {0}, 2), Error);
+    EXPECT_THROW(ws.setParts({0, 3, 5}, {1, 1}, 2), Error);
+    EXPECT_THROW(ws.setParts({0, 3, 5}, {0, 2}, 2), Error);
+    EXPECT_THROW(ws.setParts({0, 3, 5}, {-1, 0}, 2), Error);
+    EXPECT_NO_THROW(ws.setParts({0, 3, 5}, {1, 0}, 2));
+}
+
 //- Sums per part (the ranks of a consolidated system): each part's partial is the sum over its
 //  rows, in index order on the host; a solve with parts needs the iterations of one part
 TYPED_TEST(KrylovTest, SumsPerPart)
