@@ -70,8 +70,11 @@ runSuite()
     export executor
     # a fresh bash for the command, with this file's functions (gtestTotals), reading nothing
     # (mpirun would read the caller's input); timeout ends it, and what it started, after the limit
+    local started=$SECONDS
     timeout -k 10 "$limit" bash -c ". '$suitesDir/suites.sh' && $command" < /dev/null 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
+    # how long it took, after its totals (addTotals reads the last totals line, not the last line)
+    echo "TIME $name${executor:+ ($executor)}: $((SECONDS - started)) s of its ${limit} s" | tee -a "$log"
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
         echo "TIMEOUT $name${executor:+ ($executor)} after ${limit}s" | tee -a "$log"
     fi
