@@ -114,6 +114,88 @@ const char* sumsPhrase
       : "sums per group, reduced among the owners";
 }
 
+
+//- The set-up line of a group's one hierarchy, up to its times: its ranks,
+//  levels, processor-face terms, the finest level's interface cells on the
+//  host and where the sums are made
+void sayOneHierarchy
+(
+    Foam::OSstream& log,
+    const Foam::labelList& ranks,
+    const std::vector<const gpuLdu::CombinedLevel*>& levels,
+    const Foam::label nTerms,
+    const char* sums
+)
+{
+    using namespace Foam;
+    const gpuLdu::CombinedLevel& finest = *levels.front();
+    log<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
+    for (const label r : ranks)
+    {
+        log<< " " << r;
+    }
+    log<< ": " << levels.size() << " levels (" << finest.nCells() << " to "
+        << levels.back()->nCells() << " cells), " << nTerms
+        << " processor-face terms on the levels, "
+        << finest.hostCells.size() << " finest interface cells on the host"
+        << (finest.onHost ? " (every patch: see the group's system)" : "")
+        << ", " << sums;
+}
+
+
+//- This rank's interface coefficients of the coarse levels on its patches in
+//  the group's system (A's, then A^T's, level after level): its part of the
+//  GAMG hand-over
+std::vector<double> coarseInSystemCoeffs
+(
+    const Foam::gpuLduGamgCouplings& couplings,
+    const Foam::labelList& patchPhase
+)
+{
+    using namespace Foam;
+    std::vector<double> mine;
+    const label nLevels = couplings.couplings().size();
+    for (label k = 1; k < nLevels; ++k)
+    {
+        for (const auto* coeffs :
+            {&couplings.interfaceBouCoeffs(k), &couplings.interfaceIntCoeffs(k)})
+        {
+            forAll(patchPhase, patchi)
+            {
+                if (patchPhase[patchi] == gpuLduCoupling::inSystem)
+                {
+                    const scalarField& c = (*coeffs)[patchi];
+                    mine.insert(mine.end(), c.begin(), c.end());
+                }
+            }
+        }
+    }
+    return mine;
+}
+
+
+//- The line that says, once, which of the small levels a solve gathered on
+//  each group's device (nothing where it gathered none)
+void sayGathered(Foam::OSstream& log, const gpuLdu::SolveTimes& times)
+{
+    using namespace Foam;
+    if (times.coarsestGatheredRows > 0)
+    {
+        log<< "gpuLduRankGroup: GAMG's coarsest level of every group"
+            << " gathered on each group's device ("
+            << times.coarsestGatheredRows << " rows) and solved whole there"
+            << endl;
+    }
+    else if (times.gatheredFromLevel > 0)
+    {
+        log<< "gpuLduRankGroup: GAMG's levels from level "
+            << times.gatheredFromLevel
+            << " of every group gathered on each group's device ("
+            << times.gatheredLevelRows << " rows there) and run whole there"
+            << endl;
+    }
+}
+
 } // End anonymous namespace
 
 
@@ -213,21 +295,13 @@ bool Foam::gpuLduRankGroup::combineGamg
 
     const bool ownersSum = ownerCoupling::ownersSums(executor, meshComm) >= 0;
     OSstream& log = ownerLog();
-    log<< "gpuLduRankGroup: one GAMG hierarchy for ranks";
-    for (const label r : ranks_)
-    {
-        log<< " " << r;
-    }
-    log<< ": " << nLevels << " levels (" << combined_.nCells() << " to "
-        << combined.back()->nCells() << " cells), " << nTerms
-        << " processor-face terms on the levels, "
-        << combined_.hostCells.size() << " finest interface cells on the host"
-        << (combined_.onHost ? " (every patch: see the group's system)" : "")
-        << ", "
-        << sumsPhrase(bool(gamgLocalSums_), ownersSum, bool(deviceExchange_))
-        << "; set up in "
-        << watch.seconds() << " s (combined " << combinedSeconds
-        << " s)" << endl;
+    sayOneHierarchy
+    (
+        log, ranks_, combined, nTerms,
+        sumsPhrase(bool(gamgLocalSums_), ownersSum, bool(deviceExchange_))
+    );
+    log<< "; set up in " << watch.seconds() << " s (combined "
+        << combinedSeconds << " s)" << endl;
     return true;
 }
 
@@ -356,24 +430,9 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
 {
     // The hand-over: the finest level's values and terms as the Krylov
     // system's, with the coarse levels' interface coefficients of this
-    // rank's patches in the system (A's, then A^T's, level after level)
+    // rank's patches in the system
     const label nLevels = couplings.couplings().size();
-    std::vector<double> mine;
-    for (label k = 1; k < nLevels; ++k)
-    {
-        for (const auto* coeffs :
-            {&couplings.interfaceBouCoeffs(k), &couplings.interfaceIntCoeffs(k)})
-        {
-            forAll(patchPhase_, patchi)
-            {
-                if (patchPhase_[patchi] == gpuLduCoupling::inSystem)
-                {
-                    const scalarField& c = (*coeffs)[patchi];
-                    mine.insert(mine.end(), c.begin(), c.end());
-                }
-            }
-        }
-    }
+    std::vector<double> mine = coarseInSystemCoeffs(couplings, patchPhase_);
 
     const auto ownerSolve = [&]() -> gpuLdu::SolveResult
     {
@@ -432,24 +491,17 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
         result.times.upload += coeffsSeconds;
         gamg_->setCoarsestSolver(nullptr);
-        if (result.times.coarsestGatheredRows > 0 && !gamgCoarsestGatheredSaid_)
+        if
+        (
+            !gamgCoarsestGatheredSaid_
+         && (
+                result.times.coarsestGatheredRows > 0
+             || result.times.gatheredFromLevel > 0
+            )
+        )
         {
             gamgCoarsestGatheredSaid_ = true;
-            ownerLog()
-                << "gpuLduRankGroup: GAMG's coarsest level of every group"
-                << " gathered on each group's device ("
-                << result.times.coarsestGatheredRows
-                << " rows) and solved whole there" << endl;
-        }
-        if (result.times.gatheredFromLevel > 0 && !gamgCoarsestGatheredSaid_)
-        {
-            gamgCoarsestGatheredSaid_ = true;
-            ownerLog()
-                << "gpuLduRankGroup: GAMG's levels from level "
-                << result.times.gatheredFromLevel
-                << " of every group gathered on each group's device ("
-                << result.times.gatheredLevelRows
-                << " rows there) and run whole there" << endl;
+            sayGathered(ownerLog(), result.times);
         }
         return result;
     };
