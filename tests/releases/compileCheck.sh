@@ -58,6 +58,33 @@ definesOf()
 {
     sed -n 's/^ *\(-D[A-Za-z_]*=\)$(WM_PROJECT_VERSION).*/\1/p' "$root/Make/options" | sed "s/\$/$1/"
 }
+# check <release> <source>: one source against one release's headers; prints its PASS or FAIL
+# line (a FAIL with the first diagnostics)
+check()
+{
+    local release=$1 source=$2 lib=$work/openfoam-$1/src log status own
+    log=$logs/$release-$(basename "$source" .C).log
+    # shellcheck disable=SC2046,SC2086
+    (cd "$root" && g++ -fsyntax-only $(flags "$release") $(definesOf "$release") -Wall -Wextra -Wold-style-cast \
+        -Wnon-virtual-dtor -Wno-unused-parameter -Wno-invalid-offsetof -Wno-attributes \
+        -Wno-unknown-pragmas \
+        -I"$lib/finiteVolume/lnInclude" -I"$lib/meshTools/lnInclude" \
+        -I"$lib/OpenFOAM/lnInclude" -I"$lib/OSspecific/POSIX/lnInclude" \
+        $includes "$source") > "$log" 2>&1
+    status=$?
+    # the plugin's own diagnostics: those whose location is in src/ or cudaKernels/
+    own=$(grep -cE '^(src|cudaKernels)/[^:]*:[0-9]+:[0-9]+: (fatal error|error|warning)' "$log")
+    if [ $status -eq 0 ] && [ "$own" -eq 0 ]; then
+        echo "PASS release $release: $source"
+    else
+        echo "FAIL release $release: $source (exit $status, $own diagnostics of the plugin's own code; see $log)"
+        grep -E '(error|warning):' "$log" | head -n 5 | sed 's/^/    /'
+    fi
+}
+
+# Each release unpacked once, then every check, as many at a time as there are cores (each one
+# compiler, its own log and result), their lines printed in order
+ready=()
 for release in "${releases[@]}"; do
     tree=$work/openfoam-$release
     archive=$shared/openfoam-$release.tar.xz
@@ -74,28 +101,27 @@ for release in "${releases[@]}"; do
         done
         touch "$tree/.unpacked"
     fi
-    lib=$tree/src
+    ready+=("$release")
+done
+results=()
+for release in "${ready[@]}"; do
     for source in $sources; do
-        log=$logs/$release-$(basename "$source" .C).log
-        # shellcheck disable=SC2046,SC2086
-        (cd "$root" && g++ -fsyntax-only $(flags "$release") $(definesOf "$release") -Wall -Wextra -Wold-style-cast \
-            -Wnon-virtual-dtor -Wno-unused-parameter -Wno-invalid-offsetof -Wno-attributes \
-            -Wno-unknown-pragmas \
-            -I"$lib/finiteVolume/lnInclude" -I"$lib/meshTools/lnInclude" \
-            -I"$lib/OpenFOAM/lnInclude" -I"$lib/OSspecific/POSIX/lnInclude" \
-            $includes "$source") > "$log" 2>&1
-        status=$?
-        # the plugin's own diagnostics: those whose location is in src/ or cudaKernels/
-        own=$(grep -cE '^(src|cudaKernels)/[^:]*:[0-9]+:[0-9]+: (fatal error|error|warning)' "$log")
-        if [ $status -eq 0 ] && [ "$own" -eq 0 ]; then
-            passed=$((passed + 1))
-            echo "PASS release $release: $source"
-        else
-            failed=$((failed + 1))
-            echo "FAIL release $release: $source (exit $status, $own diagnostics of the plugin's own code; see $log)"
-            grep -E '(error|warning):' "$log" | head -n 5 | sed 's/^/    /'
-        fi
+        while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do
+            wait -n
+        done
+        result=$logs/$release-$(basename "$source" .C).result
+        results+=("$result")
+        check "$release" "$source" > "$result" &
     done
+done
+wait
+for result in "${results[@]}"; do
+    cat "$result"
+    if grep -q '^PASS' "$result"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
