@@ -174,9 +174,9 @@ std::vector<double> coarseInSystemCoeffs
 }
 
 
-//- The line that says, once, which of the small levels a solve gathered on
-//  each group's device (nothing where it gathered none)
-void sayGathered(Foam::OSstream& log, const gpuLdu::SolveTimes& times)
+//- The line that says which of the small levels a solve gathered on each
+//  group's device; whether it said one (nothing where it gathered none)
+bool sayGathered(Foam::OSstream& log, const gpuLdu::SolveTimes& times)
 {
     using namespace Foam;
     if (times.coarsestGatheredRows > 0)
@@ -185,15 +185,18 @@ void sayGathered(Foam::OSstream& log, const gpuLdu::SolveTimes& times)
             << " gathered on each group's device ("
             << times.coarsestGatheredRows << " rows) and solved whole there"
             << endl;
+        return true;
     }
-    else if (times.gatheredFromLevel > 0)
+    if (times.gatheredFromLevel > 0)
     {
         log<< "gpuLduRankGroup: GAMG's levels from level "
             << times.gatheredFromLevel
             << " of every group gathered on each group's device ("
             << times.gatheredLevelRows << " rows there) and run whole there"
             << endl;
+        return true;
     }
+    return false;
 }
 
 } // End anonymous namespace
@@ -491,17 +494,9 @@ gpuLdu::SolveResult Foam::gpuLduRankGroup::solveGamg
             gamg_->solve(values_.psi, values_.source, controls, gamg, levels);
         result.times.upload += coeffsSeconds;
         gamg_->setCoarsestSolver(nullptr);
-        if
-        (
-            !gamgCoarsestGatheredSaid_
-         && (
-                result.times.coarsestGatheredRows > 0
-             || result.times.gatheredFromLevel > 0
-            )
-        )
+        if (!gamgCoarsestGatheredSaid_)
         {
-            gamgCoarsestGatheredSaid_ = true;
-            sayGathered(ownerLog(), result.times);
+            gamgCoarsestGatheredSaid_ = sayGathered(ownerLog(), result.times);
         }
         return result;
     };
