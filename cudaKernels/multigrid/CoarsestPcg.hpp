@@ -181,11 +181,106 @@ struct CoarsestPcgTeam
         return s;
     }
 
+    //- The loop's vectors and the parts' partial sums in the team's scratch
+    struct Vectors
+    {
+        double* psi;
+        double* r;
+        double* w;
+        double* p;
+        double* wArA;
+        double* wApA;
+        double* residual;
+    };
+
+    //- psi = 0, r = source, each part's sum of |source| into residual (a barrier after)
     template<class Team>
-    GPULDU_HD void operator()(int, const Team& t) const
+    GPULDU_HD void start(const Team& t, const Arrays& a, const Vectors& v) const
+    {
+        for (int q = t.lane(); q < nParts; q += t.size())
+        {
+            double s = 0;
+            for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
+            {
+                v.psi[i] = 0;
+                v.r[i] = source[i];
+                s = s + (0.0 + magnitude(source[i]));
+            }
+            v.residual[q] = s;
+        }
+        t.sync();
+    }
+
+    //- Each part's partial of x.y into partials, then their total (every thread)
+    template<class Team>
+    GPULDU_HD double dot(const Team& t, const Arrays& a, double* partials, const double* x, const double* y) const
+    {
+        for (int q = t.lane(); q < nParts; q += t.size())
+        {
+            partials[q] = partDot(a, q, x, y);
+        }
+        t.sync();
+        return total(partials);
+    }
+
+    //- PCG iteration nIter (the file's head): false where wApA is singular (psi and r
+    //  untouched); else res the new residual and wArAOld this iteration's w.r
+    template<class Team>
+    GPULDU_HD bool iteration(const Team& t, const Arrays& a, const Vectors& v, int nIter, double normFactor,
+                             double& wArAOld, double& res) const
     {
         const int lane = t.lane();
         const int size = t.size();
+        for (int i = lane; i < n; i += size)
+        {
+            v.w[i] = precondition(a, i, v.r);
+        }
+        t.sync();
+        const double wArANow = dot(t, a, v.wArA, v.w, v.r);
+        const double beta = nIter == 0 ? 0 : wArANow/wArAOld;
+        for (int i = lane; i < n; i += size)
+        {
+            v.p[i] = nIter == 0 ? v.w[i] : v.w[i] + beta*v.p[i];
+        }
+        t.sync();
+        for (int i = lane; i < n; i += size)
+        {
+            v.w[i] = product(a, i, v.p);
+        }
+        t.sync();
+        const double wApANow = dot(t, a, v.wApA, v.w, v.p);
+        if (isSingular(magnitude(wApANow)/normFactor))
+        {
+            return false;
+        }
+        // psi and r row by row over the team, then each part's sum of |r| (in a part's
+        // thread, a row's update waited on the row before: 4.1k cycles an iteration
+        // against 2.5k on 64 parts of 12 rows, H200, clock64 probes)
+        const double alpha = wArANow/wApANow;
+        for (int i = lane; i < n; i += size)
+        {
+            v.psi[i] += alpha*v.p[i];
+            v.r[i] -= alpha*v.w[i];
+        }
+        t.sync();
+        for (int q = lane; q < nParts; q += size)
+        {
+            double s = 0;
+            for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
+            {
+                s = s + magnitude(v.r[i]);
+            }
+            v.residual[q] = s;
+        }
+        t.sync();
+        res = total(v.residual)/normFactor;
+        wArAOld = wArANow;
+        return true;
+    }
+
+    template<class Team>
+    GPULDU_HD void operator()(int, const Team& t) const
+    {
         double* psi = t.scratch();
         double* r = psi + n;
         double* w = r + n;
@@ -193,21 +288,11 @@ struct CoarsestPcgTeam
         double* wArA = p + n;
         double* wApA = wArA + nParts;
         double* residual = wApA + nParts;
+        const Vectors v{psi, r, w, p, wArA, wApA, residual};
         const Arrays a = stage(t, residual + nParts);
 
-        // psi = 0, r = source; normFactor and the initial residual from sum|source|
-        for (int q = lane; q < nParts; q += size)
-        {
-            double s = 0;
-            for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
-            {
-                psi[i] = 0;
-                r[i] = source[i];
-                s = s + (0.0 + magnitude(source[i]));
-            }
-            residual[q] = s;
-        }
-        t.sync();
+        // normFactor and the initial residual from sum|source|
+        start(t, a, v);
         const double normFactor = total(residual) + 1e-20;
         const double initial = total(residual)/normFactor;
         double res = initial;
@@ -218,60 +303,10 @@ struct CoarsestPcgTeam
             double wArAOld = 0;
             do
             {
-                for (int i = lane; i < n; i += size)
-                {
-                    w[i] = precondition(a, i, r);
-                }
-                t.sync();
-                for (int q = lane; q < nParts; q += size)
-                {
-                    wArA[q] = partDot(a, q, w, r);
-                }
-                t.sync();
-                const double wArANow = total(wArA);
-                const double beta = nIter == 0 ? 0 : wArANow/wArAOld;
-                for (int i = lane; i < n; i += size)
-                {
-                    p[i] = nIter == 0 ? w[i] : w[i] + beta*p[i];
-                }
-                t.sync();
-                for (int i = lane; i < n; i += size)
-                {
-                    w[i] = product(a, i, p);
-                }
-                t.sync();
-                for (int q = lane; q < nParts; q += size)
-                {
-                    wApA[q] = partDot(a, q, w, p);
-                }
-                t.sync();
-                const double wApANow = total(wApA);
-                if (isSingular(magnitude(wApANow)/normFactor))
+                if (!iteration(t, a, v, nIter, normFactor, wArAOld, res))
                 {
                     break;
                 }
-                // psi and r row by row over the team, then each part's sum of |r| (in a part's
-                // thread, a row's update waited on the row before: 4.1k cycles an iteration
-                // against 2.5k on 64 parts of 12 rows, H200, clock64 probes)
-                const double alpha = wArANow/wApANow;
-                for (int i = lane; i < n; i += size)
-                {
-                    psi[i] += alpha*p[i];
-                    r[i] -= alpha*w[i];
-                }
-                t.sync();
-                for (int q = lane; q < nParts; q += size)
-                {
-                    double s = 0;
-                    for (int i = a.partStart[q]; i < a.partStart[q + 1]; ++i)
-                    {
-                        s = s + magnitude(r[i]);
-                    }
-                    residual[q] = s;
-                }
-                t.sync();
-                res = total(residual)/normFactor;
-                wArAOld = wArANow;
                 if (!isFiniteValue(res))
                 {
                     ++nIter;
@@ -280,11 +315,11 @@ struct CoarsestPcgTeam
             } while ((++nIter < controls.maxIter && !converged(res)) || nIter < controls.minIter);
         }
         t.sync();
-        for (int i = lane; i < n; i += size)
+        for (int i = t.lane(); i < n; i += t.size())
         {
             corr[i] = psi[i];
         }
-        if (lane == 0)
+        if (t.lane() == 0)
         {
             *iterations += nIter;
         }

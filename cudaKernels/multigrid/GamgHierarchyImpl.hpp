@@ -492,6 +492,56 @@ class GamgHierarchyImpl : public GamgHierarchy
         });
     }
 
+    //- GAMGSolver's constructor: the coarse matrices, the gathered levels' or the coarsest's,
+    //  and the smoothers' factors, each phase timed from watch. A bad pivot stops the solve only
+    //  where it iterates (OpenFOAM builds its smoothers, and divides by their pivots, only
+    //  then): the first one's error returned
+    std::unique_ptr<ValueError> setUpLevels(const GamgControls& gamg, Stopwatch& watch)
+    {
+        for (int k = 0; k < nCoarse(); ++k)
+        {
+            Level& fine = *systems_[k];
+            const double* ldu = fine.lduValues();
+            steps_[k].coarseMatrix(ldu, ldu + fine.n(), ldu + fine.n() + fine.nFaces(), symmetric_,
+                                   systems_[k + 1]->lduValues());
+            systems_[k + 1]->setMatrixFromLdu(symmetric_);
+        }
+        const int gatheredRows = gatherRows(gamg);
+        byGathered_ = gatheredRows > 0 && gatherLevels(gatheredRows);
+        if (byGathered_)
+        {
+            setGatheredMatrices();
+            gathered_->coarsest().setMatrix(gathered_->level(gathered_->to()), false, true, gamg,
+                                            gathered_->coupling(gathered_->to()));
+            times_.gatheredFromLevel = gathered_->from() + 1;
+            times_.gatheredLevelRows = gathered_->nRows(gathered_->from());
+        }
+        else
+        {
+            coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
+            times_.coarsestGatheredRows = coarsest_->gatheredRows();
+        }
+        times_.coarseMatrices = queueLap<B>(watch);
+        std::unique_ptr<ValueError> badPivot;
+        for (int k = 0; k <= nCoarse(); ++k)
+        {
+            try
+            {
+                setupSmoother(k, gamg.smoother, dividesByDiagonal(k, gamg));
+            }
+            catch (const ValueError& e)
+            {
+                if (!badPivot)
+                {
+                    badPivot = std::make_unique<ValueError>(e);
+                }
+            }
+        }
+        times_.smootherSetup = queueLap<B>(watch);
+        times_.setup = times_.coarseMatrices + times_.smootherSetup;
+        return badPivot;
+    }
+
 public:
     GamgHierarchyImpl(const LduAddressingView& fine, const std::vector<GamgLevelView>& levels)
     :
@@ -694,50 +744,7 @@ public:
         finest.checkValues();
         times_.upload = queueLap<B>(watch);
 
-        // the coarse matrices (GAMGSolver's constructor) and the smoothers' factors
-        for (int k = 0; k < nCoarse(); ++k)
-        {
-            Level& fine = *systems_[k];
-            const double* ldu = fine.lduValues();
-            steps_[k].coarseMatrix(ldu, ldu + fine.n(), ldu + fine.n() + fine.nFaces(), symmetric_,
-                                   systems_[k + 1]->lduValues());
-            systems_[k + 1]->setMatrixFromLdu(symmetric_);
-        }
-        const int gatheredRows = gatherRows(gamg);
-        byGathered_ = gatheredRows > 0 && gatherLevels(gatheredRows);
-        if (byGathered_)
-        {
-            setGatheredMatrices();
-            gathered_->coarsest().setMatrix(gathered_->level(gathered_->to()), false, true, gamg,
-                                            gathered_->coupling(gathered_->to()));
-            times_.gatheredFromLevel = gathered_->from() + 1;
-            times_.gatheredLevelRows = gathered_->nRows(gathered_->from());
-        }
-        else
-        {
-            coarsest_->setMatrix(*systems_.back(), gamg.directCoarsest, symmetric_, gamg, this->coupling(nCoarse()));
-            times_.coarsestGatheredRows = coarsest_->gatheredRows();
-        }
-        times_.coarseMatrices = queueLap<B>(watch);
-        // a bad pivot stops the solve only where it iterates: OpenFOAM builds its smoothers
-        // (and divides by their pivots) only then
-        std::unique_ptr<ValueError> badPivot;
-        for (int k = 0; k <= nCoarse(); ++k)
-        {
-            try
-            {
-                setupSmoother(k, gamg.smoother, dividesByDiagonal(k, gamg));
-            }
-            catch (const ValueError& e)
-            {
-                if (!badPivot)
-                {
-                    badPivot = std::make_unique<ValueError>(e);
-                }
-            }
-        }
-        times_.smootherSetup = queueLap<B>(watch);
-        times_.setup = times_.coarseMatrices + times_.smootherSetup;
+        std::unique_ptr<ValueError> badPivot = setUpLevels(gamg, watch);
 
         DeviceScalars<B> sums(finest.workspace(), coupling, finest.parts());
         double* Apsi = ptr(Apsi_);

@@ -377,6 +377,100 @@ public:
                                                 top.exchangesOnBackend(B::executor));
     }
 
+private:
+    //- One gathered level as the systems' pieces give it, one system after another: its faces,
+    //  parts and their slots, device couplings, and (below the first) the agglomeration from the
+    //  level above shifted to the gathered rows and faces
+    struct LevelPieces
+    {
+        Sizes z;
+        std::vector<int> lower, upper;
+        std::vector<int> parts{0}, slots, restrict, faceRestrict;
+        std::vector<char> flip;
+        int nSlots = -1;
+        int myFirstPart = 0;
+        int myParts = 0;
+        DeviceCouplings couplings;
+    };
+
+    //- System s's piece of gathered level i from r, appended to l
+    void readSystemLevel(Reader& r, int s, int i, LevelPieces& l) const
+    {
+        const int first = l.z.first.back();
+        const int firstFace = l.z.firstFace.back();
+        const auto sizes = GatheredCoarsest<B>::readLevel(r, first, l.lower, l.upper, l.couplings);
+        l.z.first.push_back(first + sizes.n);
+        l.z.firstFace.push_back(firstFace + sizes.nFaces);
+        l.z.firstTerm.push_back(l.z.firstTerm.back() + sizes.nTerms);
+        const int nStarts = r.next();
+        r.next();
+        if (s == me_)
+        {
+            l.myFirstPart = int(l.parts.size()) - 1;
+            l.myParts = nStarts - 1;
+        }
+        for (int p = 1; p < nStarts; ++p)
+        {
+            l.parts.push_back(first + r.next());
+        }
+        for (int p = 1; p < nStarts; ++p)
+        {
+            l.slots.push_back(r.next());
+        }
+        const int itsSlots = r.next();
+        if (l.nSlots >= 0 && itsSlots != l.nSlots)
+        {
+            throw Error("gpuLdu: gathered GAMG levels of systems whose parts have different slots");
+        }
+        l.nSlots = itsSlots;
+        if (i > 0)
+        {
+            // the agglomeration from level i - 1: its rows and faces are this system's there,
+            // its coarse cells and faces shifted to its rows here
+            const Sizes& above = sizes_[i - 1];
+            for (int c = 0; c < above.n(s); ++c)
+            {
+                l.restrict.push_back(first + r.next());
+            }
+            for (int f = 0; f < above.nFaces(s); ++f)
+            {
+                const int to = r.next();
+                l.faceRestrict.push_back(to >= 0 ? firstFace + to : -1 - (first + (-1 - to)));
+            }
+            for (int f = 0; f < above.nFaces(s); ++f)
+            {
+                l.flip.push_back(char(r.next() != 0));
+            }
+        }
+    }
+
+    //- Gathered level i made from its pieces (above: level i - 1's, where i > 0): its system,
+    //  coupling, agglomeration, vectors and the place of its values
+    void addLevel(int i, LevelPieces& l, const LevelPieces* above, std::size_t& nValues)
+    {
+        const LduAddressingView view{l.z.first.back(), int(l.lower.size()), l.lower.data(), l.upper.data()};
+        levels_.push_back(std::make_unique<Level>(view));
+        levels_.back()->setParts(l.parts);
+        levels_.back()->setPartSlots(l.slots, l.nSlots);
+        couplings_.push_back(std::make_unique<GatheredCoupling>(onBackend_, onBackend_ || B::executor == Executor::gpu,
+                                                                l.myFirstPart, l.myParts, int(l.parts.size()) - 1));
+        levels_.back()->setDeviceCouplings(l.couplings);
+        if (i > 0)
+        {
+            const std::unique_ptr<bool[]> flips(new bool[l.flip.size() + 1]);
+            std::copy(l.flip.begin(), l.flip.end(), flips.get());
+            const LduAddressingView aboveView{sizes_[i - 1].first.back(), int(above->lower.size()),
+                                              above->lower.data(), above->upper.data()};
+            steps_.emplace_back(aboveView, GamgLevelView{view, l.restrict.data(), l.faceRestrict.data(), flips.get()});
+        }
+        valueAt_.push_back(nValues);
+        nValues += std::size_t(l.z.first.back()) + l.z.firstFace.back() + 2*std::size_t(l.z.firstTerm.back());
+        corr_.emplace_back(l.z.first.back());
+        src_.emplace_back(l.z.first.back());
+        sizes_.push_back(l.z);
+    }
+
+public:
     //- The levels from every system's structure piece (in the systems' order), as system me;
     //  from: the first gathered level's index among the coarse levels; onBackend: whether the
     //  systems' couplings sum on the backend (else values and sources go through the host)
@@ -391,96 +485,15 @@ public:
         {
             readers.push_back(Reader{piece});
         }
-        std::vector<std::vector<int>> lowerOf(nLevels), upperOf(nLevels);
-        std::vector<int> coarsestParts, coarsestSlots;
-        int coarsestSlotCount = 0;
-        DeviceCouplings coarsestCouplings;
+        std::vector<LevelPieces> pieced(nLevels);
         std::size_t nValues = 0;
         for (int i = 0; i < nLevels; ++i)
         {
-            Sizes z;
-            std::vector<int>& lower = lowerOf[i];
-            std::vector<int>& upper = upperOf[i];
-            std::vector<int> parts{0}, slots, restrict, faceRestrict;
-            int nSlots = -1;
-            int myFirstPart = 0;
-            int myParts = 0;
-            std::vector<char> flip;
-            DeviceCouplings couplings;
             for (std::size_t s = 0; s < readers.size(); ++s)
             {
-                Reader& r = readers[s];
-                const int first = z.first.back();
-                const int firstFace = z.firstFace.back();
-                const auto sizes = GatheredCoarsest<B>::readLevel(r, first, lower, upper, couplings);
-                z.first.push_back(first + sizes.n);
-                z.firstFace.push_back(firstFace + sizes.nFaces);
-                z.firstTerm.push_back(z.firstTerm.back() + sizes.nTerms);
-                const int nStarts = r.next();
-                r.next();
-                if (int(s) == me_)
-                {
-                    myFirstPart = int(parts.size()) - 1;
-                    myParts = nStarts - 1;
-                }
-                for (int p = 1; p < nStarts; ++p)
-                {
-                    parts.push_back(first + r.next());
-                }
-                for (int p = 1; p < nStarts; ++p)
-                {
-                    slots.push_back(r.next());
-                }
-                const int itsSlots = r.next();
-                if (nSlots >= 0 && itsSlots != nSlots)
-                {
-                    throw Error("gpuLdu: gathered GAMG levels of systems whose parts have different slots");
-                }
-                nSlots = itsSlots;
-                if (i > 0)
-                {
-                    // the agglomeration from level i - 1: its rows and faces are this
-                    // system's there, its coarse cells and faces shifted to its rows here
-                    const Sizes& above = sizes_[i - 1];
-                    for (int c = 0; c < above.n(int(s)); ++c)
-                    {
-                        restrict.push_back(first + r.next());
-                    }
-                    for (int f = 0; f < above.nFaces(int(s)); ++f)
-                    {
-                        const int to = r.next();
-                        faceRestrict.push_back(to >= 0 ? firstFace + to : -1 - (first + (-1 - to)));
-                    }
-                    for (int f = 0; f < above.nFaces(int(s)); ++f)
-                    {
-                        flip.push_back(char(r.next() != 0));
-                    }
-                }
+                readSystemLevel(readers[s], int(s), i, pieced[i]);
             }
-            const LduAddressingView view{z.first.back(), int(lower.size()), lower.data(), upper.data()};
-            levels_.push_back(std::make_unique<Level>(view));
-            levels_.back()->setParts(parts);
-            levels_.back()->setPartSlots(slots, nSlots);
-            coarsestParts = parts;
-            coarsestSlots = slots;
-            coarsestSlotCount = nSlots;
-            coarsestCouplings = couplings;
-            couplings_.push_back(std::make_unique<GatheredCoupling>(onBackend, onBackend || B::executor == Executor::gpu,
-                                                                    myFirstPart, myParts, int(parts.size()) - 1));
-            levels_.back()->setDeviceCouplings(couplings);
-            if (i > 0)
-            {
-                const std::unique_ptr<bool[]> flips(new bool[flip.size() + 1]);
-                std::copy(flip.begin(), flip.end(), flips.get());
-                const LduAddressingView above{sizes_[i - 1].first.back(), int(lowerOf[i - 1].size()),
-                                              lowerOf[i - 1].data(), upperOf[i - 1].data()};
-                steps_.emplace_back(above, GamgLevelView{view, restrict.data(), faceRestrict.data(), flips.get()});
-            }
-            valueAt_.push_back(nValues);
-            nValues += std::size_t(z.first.back()) + z.firstFace.back() + 2*std::size_t(z.firstTerm.back());
-            corr_.emplace_back(z.first.back());
-            src_.emplace_back(z.first.back());
-            sizes_.push_back(std::move(z));
+            addLevel(i, pieced[i], i > 0 ? &pieced[i - 1] : nullptr, nValues);
         }
         for (const Reader& r : readers)
         {
@@ -491,14 +504,15 @@ public:
         }
         values_.resize(nValues);
         smoothers_.resize(levels_.size());
-        const LduAddressingView coarsest{sizes_.back().first.back(), int(lowerOf.back().size()),
-                                         lowerOf.back().data(), upperOf.back().data()};
+        const LevelPieces& last = pieced.back();
+        const LduAddressingView coarsest{last.z.first.back(), int(last.lower.size()), last.lower.data(),
+                                         last.upper.data()};
         coarsest_ = std::make_unique<GamgCoarsest<B>>(coarsest);
         if (LduSystem* host = coarsest_->hostSystem())
         {
-            host->setParts(coarsestParts);
-            host->setPartSlots(coarsestSlots, coarsestSlotCount);
-            host->setDeviceCouplings(coarsestCouplings);
+            host->setParts(last.parts);
+            host->setPartSlots(last.slots, last.nSlots);
+            host->setDeviceCouplings(last.couplings);
         }
     }
 
