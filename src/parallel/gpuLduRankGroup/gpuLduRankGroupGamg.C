@@ -174,6 +174,26 @@ std::vector<double> coarseInSystemCoeffs
 }
 
 
+//- The coarse levels' interface coefficient buffers (bou, intl: one a level,
+//  the finest's unused) page-locked into locks, so that each solve's upload
+//  reads them directly (the owner's, executor gpu)
+void pageLockCoarseCoeffs
+(
+    std::vector<std::vector<double>>& bou,
+    std::vector<std::vector<double>>& intl,
+    std::vector<gpuLdu::PageLock>& locks
+)
+{
+    for (std::size_t k = 1; k < bou.size(); ++k)
+    {
+        for (std::vector<double>* c : {&bou[k], &intl[k]})
+        {
+            locks.emplace_back(c->data(), c->size());
+        }
+    }
+}
+
+
 //- The line that says which of the small levels a solve gathered on each
 //  group's device; whether it said one (nothing where it gathered none)
 bool sayGathered(Foam::OSstream& log, const gpuLdu::SolveTimes& times)
@@ -272,13 +292,7 @@ bool Foam::gpuLduRankGroup::combineGamg
     }
     if (owner() && executor == gpuLdu::Executor::gpu)
     {
-        for (label k = 1; k < nLevels; ++k)
-        {
-            for (std::vector<double>* c : {&gamgTermBou_[k], &gamgTermInt_[k]})
-            {
-                gamgCoeffLocks_.emplace_back(c->data(), c->size());
-            }
-        }
+        pageLockCoarseCoeffs(gamgTermBou_, gamgTermInt_, gamgCoeffLocks_);
     }
     gamgLocalSums_ = ownerCoupling::localSums(ranks_.size(), executor, meshComm);
     gamgCoarsestLU_.reset
