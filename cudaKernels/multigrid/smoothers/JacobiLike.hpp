@@ -37,14 +37,15 @@ struct RowProduct
     GPULDU_HD RowProduct(const int* rowStart, const int* col, const int* diagPos, const V* val, const double* x, int i)
     {
         const int d = diagPos[i];
-        for (int p = rowStart[i]; p < rowStart[i + 1]; ++p)
+        double odm = 0;
+        Ax = addRowTerms(0.0, rowStart[i], rowStart[i + 1], col, val, ReadAt{x}, [&](int p, V v)
         {
-            Ax += double(val[p])*x[col[p]];
             if (p != d)
             {
-                offDiagonalMagnitude += magnitude(val[p]);
+                odm += magnitude(v);
             }
-        }
+        });
+        offDiagonalMagnitude = odm;
     }
 };
 
