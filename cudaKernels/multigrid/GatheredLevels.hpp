@@ -446,7 +446,7 @@ private:
 
     //- Gathered level i made from its pieces (above: level i - 1's, where i > 0): its system,
     //  coupling, agglomeration, vectors and the place of its values
-    void addLevel(int i, LevelPieces& l, const LevelPieces* above, std::size_t& nValues)
+    void addLevel(int i, const LevelPieces& l, const LevelPieces* above, std::size_t& nValues)
     {
         const LduAddressingView view{l.z.first.back(), int(l.lower.size()), l.lower.data(), l.upper.data()};
         levels_.push_back(std::make_unique<Level>(view));
